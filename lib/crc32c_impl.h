@@ -1,0 +1,20 @@
+/* Internal: the CRC32c implementation table shared by lib/crc32c*.c. */
+#ifndef DW_LIB_CRC32C_IMPL_H
+#define DW_LIB_CRC32C_IMPL_H
+
+#include <ddpwire/crc32c.h>
+
+typedef struct dw_crc32c_ops {
+    dw_crc32c_impl impl;
+    uint32_t (*crc)(uint32_t crc, const void *buf, size_t len);
+    uint32_t (*copy)(uint32_t crc, void *dst, const void *src, size_t len);
+} dw_crc32c_ops;
+
+/* Raw register update (no inversion), portable; for tails and tests. */
+uint32_t dw_crc32c_portable_raw(uint32_t c, const uint8_t *p, size_t n);
+
+/* The x86 fast paths (lib/crc32c_x86.c): ops for impl, or NULL when the
+ * CPU or the build lacks it. Checks CPUID once. */
+const dw_crc32c_ops *dw_crc32c_fast_ops(dw_crc32c_impl impl);
+
+#endif

@@ -1,0 +1,313 @@
+/* MPA in-order receiver: octet stream in, verified ULPDUs out. */
+#include <ddpwire/crc32c.h>
+#include <ddpwire/mpa.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytes.h"
+#include "mpa_internal.h"
+
+enum state { ST_HDR, ST_BODY, ST_CRC };
+
+struct dw_mpa_rx {
+    dw_mpa_rx_settings set;
+    dw_mpa_rx_callbacks cb;
+    void *user;
+    uint64_t off;      /* stream offset of the next octet */
+    enum state st;
+    dw_mpa_error failed;
+    /* the FPDU being received */
+    int started;       /* any of its octets (a leading marker) seen */
+    uint64_t fpdu_off; /* its first octet */
+    uint64_t hdr_off;  /* its ULPDU_Length field */
+    uint32_t crc;
+    size_t ulen;       /* ULPDU length */
+    size_t got;        /* ULPDU octets placed */
+    size_t body_left;  /* ULPDU + PAD octets still to come */
+    int marker_bad;    /* a marker disagreed with this FPDU's start */
+    uint8_t *dst;      /* where the ULPDU goes */
+    uint8_t hold[4];   /* a partial length, marker or CRC field */
+    unsigned held;
+    uint8_t mark[4];   /* a partial marker */
+    unsigned mheld;
+    uint8_t *buf;      /* own ULPDU buffer, 65535 octets */
+    int stop;          /* on_ulpdu asked feed() to return */
+};
+
+void dw_mpa_rx_settings_default(dw_mpa_rx_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    s->markers = 1;
+    s->crc = 1;
+    s->check_markers = 1;
+}
+
+int dw_mpa_rx_new(dw_mpa_rx **prx, const dw_mpa_rx_settings *settings,
+                  const dw_mpa_rx_callbacks *cb, void *user_data)
+{
+    dw_mpa_rx_settings def;
+    if (!prx || !cb || !cb->on_ulpdu)
+        return DW_ERR_INVAL;
+    *prx = NULL;
+    if (!settings) {
+        dw_mpa_rx_settings_default(&def);
+        settings = &def;
+    }
+    dw_mpa_rx *rx = calloc(1, sizeof *rx);
+    if (!rx)
+        return DW_ERR_NOMEM;
+    rx->buf = malloc(65535);
+    if (!rx->buf) {
+        free(rx);
+        return DW_ERR_NOMEM;
+    }
+    rx->set = *settings;
+    rx->cb = *cb;
+    rx->user = user_data;
+    *prx = rx;
+    return 0;
+}
+
+void dw_mpa_rx_del(dw_mpa_rx *rx)
+{
+    if (!rx)
+        return;
+    free(rx->buf);
+    free(rx);
+}
+
+uint64_t dw_mpa_rx_offset(const dw_mpa_rx *rx)
+{
+    return rx->off;
+}
+
+dw_mpa_error dw_mpa_rx_failed(const dw_mpa_rx *rx)
+{
+    return rx->failed;
+}
+
+static int fail(dw_mpa_rx *rx, dw_mpa_error code, dw_mpa_close_reason why,
+                int clean)
+{
+    rx->failed = code;
+    if (rx->cb.on_error) {
+        dw_mpa_rx_error e = {code, rx->fpdu_off,
+                             (uint32_t)(rx->set.start_seq + rx->fpdu_off),
+                             why, clean};
+        if (code == DW_MPA_ERR_CLOSED && clean)
+            e.offset = rx->off, e.seq = (uint32_t)(rx->set.start_seq + rx->off);
+        rx->cb.on_error(rx, &e, rx->user);
+    }
+    return DW_ERR_PROTO;
+}
+
+/* MPA 7.1: FPDUPTR (low two bits reserved, MPA 6.1) must name this FPDU's
+ * start; the draft's and RFC 5044's readings are both accepted. */
+static void check_marker(dw_mpa_rx *rx, const uint8_t *m, uint64_t at)
+{
+    if (!rx->set.check_markers)
+        return;
+    uint16_t ptr = dw_get_be16(m + 2) & 0xfffc;
+    if (at == rx->fpdu_off) {
+        rx->marker_bad |= ptr != 0;
+        return;
+    }
+    rx->marker_bad |= ptr != (uint16_t)(at - rx->fpdu_off) &&
+                      ptr != (uint16_t)(at - rx->hdr_off);
+}
+
+static void begin_fpdu(dw_mpa_rx *rx, uint64_t at)
+{
+    rx->started = 1;
+    rx->fpdu_off = rx->hdr_off = at;
+    rx->crc = 0;
+    rx->marker_bad = 0;
+}
+
+static void set_length(dw_mpa_rx *rx, size_t ulen)
+{
+    rx->ulen = ulen;
+    rx->got = 0;
+    rx->body_left = ulen + dw_mpa_pad_len(ulen);
+    rx->dst = NULL;
+    if (ulen && rx->cb.get_buffer)
+        rx->dst = rx->cb.get_buffer(rx, ulen, rx->user);
+    if (!rx->dst)
+        rx->dst = rx->buf;
+    rx->st = ST_BODY;
+}
+
+/* The FPDU's CRC field is complete: verify and deliver (MPA 7.2, 9). */
+static int finish(dw_mpa_rx *rx, uint32_t wire_crc, const uint8_t *data)
+{
+    rx->st = ST_HDR;
+    rx->started = 0;
+    if (rx->set.crc && wire_crc != rx->crc)
+        return fail(rx, DW_MPA_ERR_CRC, 0, 0);
+    if (rx->marker_bad) /* MPA 9 code 3: only when the CRC is valid */
+        return fail(rx, DW_MPA_ERR_MARKER, 0, 0);
+    rx->stop = rx->cb.on_ulpdu(rx, data, rx->ulen, rx->fpdu_off, rx->user) != 0;
+    return 0;
+}
+
+static uint32_t crc_add(const dw_mpa_rx *rx, uint32_t crc, const uint8_t *p,
+                        size_t n)
+{
+    return rx->set.crc ? dw_crc32c(crc, p, n) : 0;
+}
+
+/*
+ * Fast path: a whole FPDU at the start of the input, no partial state.
+ * Returns octets consumed (0: not applicable), or a negative error.
+ */
+static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
+{
+    int mk = rx->set.markers;
+    size_t lead = mk && dw_mpa_is_marker_pos(rx->off) ? 4 : 0;
+    if (n < lead + 2)
+        return 0;
+    size_t ulen = dw_get_be16(in + lead);
+    size_t flen = dw_mpa_fpdu_len((uint32_t)rx->off, ulen, mk);
+    if (n < flen)
+        return 0;
+    begin_fpdu(rx, rx->off);
+    rx->hdr_off = rx->off + lead;
+    rx->ulen = ulen;
+    const uint8_t *data = in + lead + 2;
+    /* Markers at positions 512k in [off, off + flen). */
+    uint64_t first = (rx->off + DW_MPA_MARKER_INTERVAL - 1) & ~(uint64_t)511;
+    int inside = 0; /* a marker within the ULPDU octets */
+    for (uint64_t m = first; mk && m < rx->off + flen; m += 512) {
+        check_marker(rx, in + (m - rx->off), m);
+        inside |= m > rx->hdr_off && m < rx->hdr_off + 2 + ulen;
+    }
+    if (!inside) {
+        rx->crc = crc_add(rx, 0, in, flen - 4);
+    } else { /* strip markers while copying, CRC over every octet */
+        uint8_t *dst = rx->cb.get_buffer ? rx->cb.get_buffer(rx, ulen, rx->user)
+                                         : NULL;
+        dst = dst ? dst : rx->buf;
+        uint32_t crc = crc_add(rx, 0, in, lead + 2);
+        size_t got = 0, at = lead + 2;
+        while (got < ulen) {
+            uint64_t pos = rx->off + at;
+            if (dw_mpa_is_marker_pos(pos)) {
+                crc = crc_add(rx, crc, in + at, 4);
+                at += 4;
+                continue;
+            }
+            size_t room = 512 - pos % 512, take = ulen - got;
+            take = take < room ? take : room;
+            crc = rx->set.crc ? dw_crc32c_copy(crc, dst + got, in + at, take)
+                              : (memcpy(dst + got, in + at, take), 0);
+            got += take;
+            at += take;
+        }
+        rx->crc = crc_add(rx, crc, in + at, flen - 4 - at);
+        data = dst;
+    }
+    rx->off += flen;
+    int rc = finish(rx, dw_crc32c_load(in + flen - 4), data);
+    return rc ? rc : (ssize_t)flen;
+}
+
+/* One step of the octet-at-a-time machine: consumes 1..n octets. */
+static ssize_t marker_step(dw_mpa_rx *rx, const uint8_t *in, size_t n)
+{
+    size_t take = 4 - rx->off % 512;
+    take = take < n ? take : n;
+    if (!rx->started) /* MPA 7.1: a marker between FPDUs leads the next */
+        begin_fpdu(rx, rx->off);
+    memcpy(rx->mark + rx->mheld, in, take);
+    rx->crc = crc_add(rx, rx->crc, in, take);
+    rx->mheld += (unsigned)take;
+    rx->off += take;
+    if (rx->mheld == 4) {
+        rx->mheld = 0;
+        check_marker(rx, rx->mark, rx->off - 4);
+    }
+    return (ssize_t)take;
+}
+
+static ssize_t body_step(dw_mpa_rx *rx, const uint8_t *in, size_t n)
+{
+    size_t take = rx->body_left < n ? rx->body_left : n;
+    if (rx->set.markers && take > 512 - rx->off % 512)
+        take = 512 - rx->off % 512;
+    size_t u = rx->ulen - rx->got;
+    u = u < take ? u : take;
+    if (rx->set.crc)
+        rx->crc = dw_crc32c_copy(rx->crc, rx->dst + rx->got, in, u);
+    else
+        memcpy(rx->dst + rx->got, in, u);
+    rx->crc = crc_add(rx, rx->crc, in + u, take - u); /* PAD */
+    rx->got += u;
+    rx->off += take;
+    if (!(rx->body_left -= take))
+        rx->st = ST_CRC;
+    return (ssize_t)take;
+}
+
+static ssize_t step(dw_mpa_rx *rx, const uint8_t *in, size_t n)
+{
+    if (rx->set.markers && rx->off % 512 < 4)
+        return marker_step(rx, in, n);
+    if (rx->st == ST_BODY)
+        return body_step(rx, in, n);
+    size_t want = rx->st == ST_HDR ? 2 : 4;
+    size_t take = want - rx->held < n ? want - rx->held : n;
+    if (rx->st == ST_HDR) {
+        if (!rx->started)
+            begin_fpdu(rx, rx->off);
+        if (!rx->held)
+            rx->hdr_off = rx->off;
+        rx->crc = crc_add(rx, rx->crc, in, take);
+    }
+    memcpy(rx->hold + rx->held, in, take);
+    rx->held += (unsigned)take;
+    rx->off += take;
+    if (rx->held < want)
+        return (ssize_t)take;
+    rx->held = 0;
+    if (rx->st == ST_HDR) {
+        set_length(rx, dw_get_be16(rx->hold));
+        return (ssize_t)take;
+    }
+    int rc = finish(rx, dw_crc32c_load(rx->hold), rx->dst);
+    return rc ? rc : (ssize_t)take;
+}
+
+ssize_t dw_mpa_rx_feed(dw_mpa_rx *rx, const void *in, size_t len)
+{
+    if (!rx || (!in && len))
+        return DW_ERR_INVAL;
+    if (rx->failed) /* MPA 9: nothing more after an error */
+        return DW_ERR_PROTO;
+    const uint8_t *p = in;
+    size_t left = len;
+    rx->stop = 0;
+    while (left && !rx->stop) {
+        ssize_t r = 0;
+        if (rx->st == ST_HDR && !rx->started)
+            r = whole_fpdu(rx, p, left);
+        if (r == 0)
+            r = step(rx, p, left);
+        if (r < 0)
+            return r;
+        p += r;
+        left -= (size_t)r;
+    }
+    return (ssize_t)(len - left);
+}
+
+int dw_mpa_rx_close(dw_mpa_rx *rx, dw_mpa_close_reason reason)
+{
+    if (!rx)
+        return DW_ERR_INVAL;
+    if (rx->failed)
+        return DW_ERR_PROTO;
+    int clean = !rx->started;
+    fail(rx, DW_MPA_ERR_CLOSED, reason, clean); /* MPA 5.1, 9: code 1 */
+    return clean ? 0 : DW_ERR_PROTO;
+}

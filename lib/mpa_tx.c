@@ -1,0 +1,263 @@
+/* MPA sender: ULPDU -> FPDU as iovecs (zero-copy) or into a buffer. */
+#include <ddpwire/crc32c.h>
+#include <ddpwire/mpa.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytes.h"
+#include "mpa_internal.h"
+
+/* Scratch one FPDU may need: markers, length, pad, CRC. */
+#define SCRATCH_PER_FPDU 1024u
+
+struct dw_mpa_tx {
+    dw_mpa_tx_settings set;
+    uint32_t pos;      /* MPA position of the next FPDU */
+    uint32_t emss;
+    uint32_t mulpdu;
+    size_t seg_fill;   /* octets in the current segment (packed mode) */
+    uint8_t *scratch;  /* ring of set.scratch_size octets */
+    size_t head;       /* next free scratch octet */
+};
+
+void dw_mpa_tx_settings_default(dw_mpa_tx_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    s->emss = 1460;
+    s->markers = 1;
+    s->crc = 1;
+    s->ptr_base = DW_MPA_PTR_DRAFT;
+    s->seg_mode = DW_MPA_SEG_ALIGNED;
+    s->scratch_size = 131072;
+}
+
+int dw_mpa_tx_new(dw_mpa_tx **ptx, const dw_mpa_tx_settings *settings)
+{
+    dw_mpa_tx_settings def;
+    if (!ptx)
+        return DW_ERR_INVAL;
+    *ptx = NULL;
+    if (!settings) {
+        dw_mpa_tx_settings_default(&def);
+        settings = &def;
+    }
+    if (settings->scratch_size < SCRATCH_PER_FPDU ||
+        (unsigned)settings->ptr_base > DW_MPA_PTR_RFC5044 ||
+        (unsigned)settings->seg_mode > DW_MPA_SEG_PACKED)
+        return DW_ERR_INVAL;
+    dw_mpa_tx *tx = calloc(1, sizeof *tx);
+    if (!tx)
+        return DW_ERR_NOMEM;
+    tx->set = *settings;
+    tx->scratch = malloc(settings->scratch_size);
+    if (!tx->scratch) {
+        free(tx);
+        return DW_ERR_NOMEM;
+    }
+    dw_mpa_tx_set_emss(tx, settings->emss ? settings->emss : 1460);
+    *ptx = tx;
+    return 0;
+}
+
+void dw_mpa_tx_del(dw_mpa_tx *tx)
+{
+    if (!tx)
+        return;
+    free(tx->scratch);
+    free(tx);
+}
+
+int dw_mpa_tx_set_emss(dw_mpa_tx *tx, uint32_t emss)
+{
+    if (!tx || !emss)
+        return DW_ERR_INVAL;
+    tx->emss = emss;
+    tx->mulpdu = dw_mpa_mulpdu(emss, tx->set.markers);
+    return 0;
+}
+
+uint32_t dw_mpa_tx_mulpdu(const dw_mpa_tx *tx)
+{
+    return tx->mulpdu;
+}
+
+uint32_t dw_mpa_tx_pos(const dw_mpa_tx *tx)
+{
+    return tx->pos;
+}
+
+/*
+ * The output of one FPDU: either iovecs (payload referenced, the rest in
+ * scratch) or a flat buffer. Both are fed the FPDU's pieces in wire order
+ * by frame_walk(), which inserts the markers.
+ */
+typedef struct sink {
+    struct iovec *iov; /* iovec mode when non-NULL */
+    size_t iovcap, iovcnt;
+    uint8_t *out;      /* write cursor: scratch (iovec mode) or the buffer */
+    uint32_t crc;
+    int do_crc;
+} sink;
+
+/* Octets produced by the FPDU's own code (header, marker, pad, CRC). */
+static void put_own(sink *k, const uint8_t *b, size_t n)
+{
+    uint8_t *at = k->out;
+    memcpy(at, b, n);
+    k->out += n;
+    if (k->do_crc)
+        k->crc = dw_crc32c(k->crc, at, n);
+    if (!k->iov)
+        return;
+    struct iovec *last = k->iovcnt ? &k->iov[k->iovcnt - 1] : NULL;
+    if (last && (uint8_t *)last->iov_base + last->iov_len == at)
+        last->iov_len += n; /* merge adjacent scratch pieces */
+    else
+        k->iov[k->iovcnt++] = (struct iovec){at, n};
+}
+
+/* Octets of the caller's ULPDU. */
+static void put_payload(sink *k, const uint8_t *b, size_t n)
+{
+    if (k->iov) {
+        k->iov[k->iovcnt++] = (struct iovec){(void *)b, n};
+        if (k->do_crc)
+            k->crc = dw_crc32c(k->crc, b, n);
+        return;
+    }
+    if (k->do_crc)
+        k->crc = dw_crc32c_copy(k->crc, k->out, b, n);
+    else
+        memcpy(k->out, b, n);
+    k->out += n;
+}
+
+typedef struct walk {
+    const dw_mpa_tx *tx;
+    uint32_t p;        /* MPA position of the next octet */
+    uint32_t fpdu_pos; /* first octet of the FPDU */
+    uint32_t hdr_pos;  /* its ULPDU_Length field */
+    unsigned markers;
+} walk;
+
+/* MPA 7.1: a marker every 512 octets; inside the FPDU it points back. */
+static void maybe_marker(walk *w, sink *k)
+{
+    if (!w->tx->set.markers || !dw_mpa_is_marker_pos(w->p))
+        return;
+    uint8_t m[4] = {0, 0, 0, 0};
+    if (w->p != w->fpdu_pos) /* a leading marker stays 0x00000000 */
+        dw_put_be16(m + 2, dw_mpa_fpduptr(w->tx->set.ptr_base, w->p,
+                                          w->fpdu_pos, w->hdr_pos));
+    put_own(k, m, 4);
+    w->p += 4;
+    w->markers++;
+}
+
+/* Content octets, split wherever a marker falls. */
+static void put_content(walk *w, sink *k, const uint8_t *b, size_t n, int own)
+{
+    while (n) {
+        maybe_marker(w, k);
+        size_t room = w->tx->set.markers
+                          ? DW_MPA_MARKER_INTERVAL - w->p % DW_MPA_MARKER_INTERVAL
+                          : n;
+        size_t take = n < room ? n : room;
+        if (own)
+            put_own(k, b, take);
+        else
+            put_payload(k, b, take);
+        w->p += (uint32_t)take;
+        b += take;
+        n -= take;
+    }
+}
+
+static void frame_walk(const dw_mpa_tx *tx, sink *k, const uint8_t *ulpdu,
+                       size_t len, walk *w)
+{
+    static const uint8_t zeros[4];
+    uint8_t hdr[2], crc[4];
+    *w = (walk){tx, tx->pos, tx->pos, tx->pos, 0};
+    if (tx->set.markers && dw_mpa_is_marker_pos(w->p))
+        w->hdr_pos += 4; /* MPA 7.1: marker between FPDUs belongs to this one */
+    dw_put_be16(hdr, (uint16_t)len);
+    put_content(w, k, hdr, 2, 1);
+    put_content(w, k, ulpdu, len, 0);
+    put_content(w, k, zeros, dw_mpa_pad_len(len), 1); /* MPA 6: zero PAD */
+    maybe_marker(w, k); /* MPA 7.2: a marker after the PAD is covered */
+    dw_crc32c_store(crc, k->do_crc ? k->crc : 0);
+    k->do_crc = 0;
+    put_content(w, k, crc, 4, 1);
+}
+
+static int check_len(const dw_mpa_tx *tx, const void *ulpdu, size_t len)
+{
+    if (!tx || (!ulpdu && len))
+        return DW_ERR_INVAL;
+    if (len == 0)
+        return DW_ERR_EMPTY;
+    if (len > DW_MPA_ULPDU_MAX) /* MPA 5.2 */
+        return DW_ERR_TOO_LONG;
+    return 0;
+}
+
+static void commit(dw_mpa_tx *tx, const walk *w, size_t fpdu_len,
+                   dw_mpa_fpdu_info *info, size_t iovcnt)
+{
+    int new_seg = tx->set.seg_mode == DW_MPA_SEG_ALIGNED || tx->seg_fill == 0 ||
+                  tx->seg_fill + fpdu_len > tx->emss;
+    size_t fill = (new_seg ? 0 : tx->seg_fill) + fpdu_len;
+    tx->seg_fill = fill % tx->emss;
+    if (info) {
+        info->len = fpdu_len;
+        info->iovcnt = iovcnt;
+        info->pos = tx->pos;
+        info->seq = tx->set.start_seq + tx->pos;
+        info->markers = w->markers;
+        info->new_segment = new_seg;
+    }
+    tx->pos = w->p;
+}
+
+ssize_t dw_mpa_tx_frame(dw_mpa_tx *tx, const void *ulpdu, size_t len,
+                        struct iovec *iov, size_t iovcap,
+                        dw_mpa_fpdu_info *info)
+{
+    int rc = check_len(tx, ulpdu, len);
+    if (rc)
+        return rc;
+    if (!iov)
+        return DW_ERR_INVAL;
+    size_t fpdu_len = dw_mpa_fpdu_len(tx->pos, len, tx->set.markers);
+    size_t n_mark = (fpdu_len - dw_mpa_content_len(len)) / 4;
+    if (iovcap < 2 * n_mark + 3) /* worst case; checked before any change */
+        return DW_ERR_NOSPACE;
+    if (tx->head + SCRATCH_PER_FPDU > tx->set.scratch_size)
+        tx->head = 0; /* ring: each FPDU's scratch is contiguous */
+    sink k = {iov, iovcap, 0, tx->scratch + tx->head, 0, tx->set.crc};
+    walk w;
+    frame_walk(tx, &k, ulpdu, len, &w);
+    tx->head = (size_t)(k.out - tx->scratch);
+    commit(tx, &w, fpdu_len, info, k.iovcnt);
+    return (ssize_t)fpdu_len;
+}
+
+ssize_t dw_mpa_tx_frame_into(dw_mpa_tx *tx, const void *ulpdu, size_t len,
+                             uint8_t *out, size_t cap, dw_mpa_fpdu_info *info)
+{
+    int rc = check_len(tx, ulpdu, len);
+    if (rc)
+        return rc;
+    if (!out)
+        return DW_ERR_INVAL;
+    size_t fpdu_len = dw_mpa_fpdu_len(tx->pos, len, tx->set.markers);
+    if (cap < fpdu_len)
+        return DW_ERR_NOSPACE;
+    sink k = {NULL, 0, 0, out, 0, tx->set.crc};
+    walk w;
+    frame_walk(tx, &k, ulpdu, len, &w);
+    commit(tx, &w, fpdu_len, info, 1);
+    return (ssize_t)fpdu_len;
+}
