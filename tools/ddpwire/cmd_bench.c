@@ -1,0 +1,50 @@
+/* ddpwire bench: benchmarks with their anchors, measured in the same run. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifdef DW_HAVE_BENCH
+#include "bench.h"
+#endif
+
+static void help(void)
+{
+    printf("usage: ddpwire bench crc|mpa [--json] [--quick]\n"
+           "  crc  CRC32c: every implementation, copy+CRC, memcpy and ISA-L's\n"
+           "       crc32_iscsi at 64 B .. 1 MiB (GB/s, bytes/cycle, ratios)\n"
+           "  mpa  MPA framing into iovecs and in-order receive versus CRC-only\n"
+           "       and memcpy at the same sizes\n"
+           "  --json   one JSON object per line\n"
+           "  --quick  fewer, shorter runs (for CI smoke tests)\n");
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help")) {
+        help();
+        return argc < 2 ? 2 : 0;
+    }
+#ifdef DW_HAVE_BENCH
+    dw_bench_opts o = {0, 0};
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            o.json = 1;
+        else if (!strcmp(argv[i], "--quick"))
+            o.quick = 1;
+        else {
+            fprintf(stderr, "ddpwire bench: unknown option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (!strcmp(argv[1], "crc"))
+        return dw_bench_crc(&o);
+    if (!strcmp(argv[1], "mpa"))
+        return dw_bench_mpa(&o);
+    fprintf(stderr, "ddpwire bench: unknown benchmark '%s'\n", argv[1]);
+    return 2;
+#else
+    fprintf(stderr, "ddpwire bench: this build has no benchmarks (DW_BUILD_BENCH=OFF)\n");
+    return 2;
+#endif
+}

@@ -1,0 +1,66 @@
+/* ddpwire: the command-line tool. One subcommand per file. */
+#include <ddpwire/crc32c.h>
+#include <ddpwire/ddpwire.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int, char **);
+    const char *help;
+} cmds[] = {
+    {"frame", cmd_frame, "records on stdin -> MPA octet stream on stdout"},
+    {"deframe", cmd_deframe, "MPA octet stream on stdin -> records on stdout"},
+    {"demo", cmd_demo, "frame, deframe and verify a generated workload"},
+    {"bench", cmd_bench, "benchmarks: bench crc | bench mpa [--json] [--quick]"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: ddpwire COMMAND [OPTIONS]   (ddpwire COMMAND --help)\n\n");
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].help);
+    fprintf(f, "\nRecords are a 2-octet big-endian length followed by that many octets.\n"
+               "DDPWIRE_CRC32C=portable|sse42|pclmul|avx512 forces a CRC32c path.\n");
+}
+
+/* Lets a user (or a comparison run) force a CRC32c implementation. */
+static int apply_crc_env(void)
+{
+    const char *e = getenv("DDPWIRE_CRC32C");
+    if (!e || !*e)
+        return 0;
+    for (int i = 0; i < DW_CRC32C_IMPL_COUNT; i++)
+        if (!strcmp(e, dw_crc32c_impl_name((dw_crc32c_impl)i))) {
+            if (dw_crc32c_set_impl((dw_crc32c_impl)i) == 0)
+                return 0;
+            fprintf(stderr, "ddpwire: CRC32c path '%s' is not supported here\n", e);
+            return -1;
+        }
+    fprintf(stderr, "ddpwire: unknown DDPWIRE_CRC32C '%s'\n", e);
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("ddpwire %s\n", dw_version());
+        return 0;
+    }
+    if (apply_crc_env())
+        return 2;
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(argv[1], cmds[i].name))
+            return cmds[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "ddpwire: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
