@@ -108,14 +108,11 @@ static const dw_crc32c_ops *impl_ops(dw_crc32c_impl impl)
 
 static const dw_crc32c_ops *active;
 
-static const dw_crc32c_ops *resolve(void)
+static __attribute__((noinline)) const dw_crc32c_ops *resolve_slow(void)
 {
-    const dw_crc32c_ops *o = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
-    if (o)
-        return o;
     static const dw_crc32c_impl pref[] = {DW_CRC32C_AVX512, DW_CRC32C_PCLMUL,
                                           DW_CRC32C_SSE42};
-    o = &ops_portable;
+    const dw_crc32c_ops *o = &ops_portable;
     for (size_t i = 0; i < sizeof pref / sizeof pref[0]; i++) {
         const dw_crc32c_ops *f = dw_crc32c_fast_ops(pref[i]);
         if (f) {
@@ -125,6 +122,12 @@ static const dw_crc32c_ops *resolve(void)
     }
     __atomic_store_n(&active, o, __ATOMIC_RELEASE);
     return o;
+}
+
+static inline const dw_crc32c_ops *resolve(void)
+{
+    const dw_crc32c_ops *o = __atomic_load_n(&active, __ATOMIC_ACQUIRE);
+    return o ? o : resolve_slow();
 }
 
 uint32_t dw_crc32c(uint32_t crc, const void *buf, size_t len)

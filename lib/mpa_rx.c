@@ -287,7 +287,7 @@ ssize_t dw_mpa_rx_feed(dw_mpa_rx *rx, const void *in, size_t len)
     const uint8_t *p = in;
     size_t left = len;
     rx->stop = 0;
-    while (left && !rx->stop) {
+    while (left && !rx->stop && !rx->failed) { /* a callback may close */
         ssize_t r = 0;
         if (rx->st == ST_HDR && !rx->started)
             r = whole_fpdu(rx, p, left);
@@ -298,7 +298,7 @@ ssize_t dw_mpa_rx_feed(dw_mpa_rx *rx, const void *in, size_t len)
         p += r;
         left -= (size_t)r;
     }
-    return (ssize_t)(len - left);
+    return rx->failed ? DW_ERR_PROTO : (ssize_t)(len - left);
 }
 
 int dw_mpa_rx_close(dw_mpa_rx *rx, dw_mpa_close_reason reason)

@@ -34,7 +34,7 @@ extern "C" {
 /** Octets of one marker. */
 #define DW_MPA_MARKER_LEN 4u
 /** Largest FPDU on the wire: a 65535-octet ULPDU with every marker. */
-#define DW_MPA_FPDU_MAX (2u + 65535u + 1u + 4u + 4u * 130u)
+#define DW_MPA_FPDU_MAX (2u + 65535u + 3u + 4u + 4u * 130u)
 /**
  * iovecs that one FPDU of at most DW_MPA_ULPDU_MAX octets can need:
  * header, and per marker one scratch piece plus one payload piece, and

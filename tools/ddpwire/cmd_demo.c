@@ -216,7 +216,7 @@ int cmd_demo(int argc, char **argv)
         dm.nrec = dm.next = 0;
         for (;;) {
             size_t len = pick_size(&s, fixed, dw_mpa_tx_mulpdu(tx));
-            if (used + len > POOL || dm.nrec == BATCH || payload + len > total + (fixed ? 0 : DW_MPA_ULPDU_MAX))
+            if (used + len > POOL || dm.nrec == BATCH)
                 break;
             fill_record(pool + used, len, records + dm.nrec);
             dm.recs[dm.nrec++] = (rec){pool + used, len};

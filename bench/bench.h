@@ -1,0 +1,54 @@
+/* Benchmarks behind `ddpwire bench ...`, and the helpers they share. */
+#ifndef DW_BENCH_H
+#define DW_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct dw_bench_opts {
+    int json;  /* one JSON object per line instead of a table */
+    int quick; /* shorter runs (~2 ms instead of ~10 ms each) */
+} dw_bench_opts;
+
+/* Each returns 0, or non-zero when a self-check failed. */
+int dw_bench_crc(const dw_bench_opts *o);
+int dw_bench_mpa(const dw_bench_opts *o);
+
+/* ---- helpers (bench_util.c) ---- */
+
+/* Monotonic clock in seconds. */
+double dw_bench_now(void);
+
+/*
+ * Reference cycles per second: the rate of the time-stamp counter (rdtsc)
+ * measured once against the monotonic clock. On x86 the TSC ticks at a
+ * fixed rate, NOT the (boosting) core clock. 0 where there is no TSC.
+ */
+double dw_bench_cycles_hz(void);
+
+/*
+ * Throughput of fn(ctx, size) in GB/s (1e9 octets per second): calls fn
+ * repeatedly so each run takes ~10 ms (~2 ms quick) and returns the median
+ * of 15 runs (5 quick). fn must do `size` octets of work per call.
+ */
+double dw_bench_gbps(void (*fn)(void *ctx, size_t size), void *ctx,
+                     size_t size, const dw_bench_opts *o);
+
+/* 64-octet aligned, filled with pseudo-random octets; exits on failure. */
+void *dw_bench_alloc(size_t size);
+void dw_bench_free(void *p);
+
+/* Prints the header that explains the units (table mode only). */
+void dw_bench_header(const dw_bench_opts *o, const char *title);
+
+/*
+ * One result: a table row, or one JSON line
+ * {"bench": "crc", "impl": "...", "size": 1460, "gbps": 12.34, ...}
+ * followed by "bytes_per_cycle" and, when ratio_key is not NULL,
+ * "<ratio_key>": ratio.
+ */
+void dw_bench_report(const dw_bench_opts *o, const char *bench,
+                     const char *impl, size_t size, double gbps,
+                     const char *ratio_key, double ratio);
+
+#endif

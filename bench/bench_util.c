@@ -1,0 +1,147 @@
+/* Shared benchmark helpers: clocks, the timing loop, and reporting. */
+#define _POSIX_C_SOURCE 200112L
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define DW_HAVE_TSC 1
+#endif
+
+double dw_bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double dw_bench_cycles_hz(void)
+{
+#ifdef DW_HAVE_TSC
+    static double hz;
+    if (hz == 0) {
+        /* Median of 5 short windows of rdtsc against CLOCK_MONOTONIC. */
+        double r[5];
+        for (int i = 0; i < 5; i++) {
+            double t0 = dw_bench_now(), t1;
+            uint64_t c0 = __rdtsc(), c1;
+            do {
+                t1 = dw_bench_now();
+                c1 = __rdtsc();
+            } while (t1 - t0 < 0.004);
+            r[i] = (double)(c1 - c0) / (t1 - t0);
+        }
+        for (int i = 1; i < 5; i++) /* insertion sort */
+            for (int j = i; j > 0 && r[j] < r[j - 1]; j--) {
+                double t = r[j];
+                r[j] = r[j - 1];
+                r[j - 1] = t;
+            }
+        hz = r[2];
+    }
+    return hz;
+#else
+    return 0;
+#endif
+}
+
+static double run_once(void (*fn)(void *, size_t), void *ctx, size_t size,
+                       unsigned long iters)
+{
+    double t0 = dw_bench_now();
+    for (unsigned long i = 0; i < iters; i++)
+        fn(ctx, size);
+    return dw_bench_now() - t0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double dw_bench_gbps(void (*fn)(void *ctx, size_t size), void *ctx,
+                     size_t size, const dw_bench_opts *o)
+{
+    const double target = o->quick ? 0.002 : 0.010;
+    const int runs = o->quick ? 5 : 15;
+    double r[15], t;
+    unsigned long iters = 1;
+
+    /* Grow the iteration count until one run takes ~target (warms up). */
+    while ((t = run_once(fn, ctx, size, iters)) < target / 4)
+        iters *= 4;
+    iters = (unsigned long)(iters * (target / t)) + 1;
+
+    for (int i = 0; i < runs; i++) {
+        t = run_once(fn, ctx, size, iters);
+        r[i] = (double)size * (double)iters / t * 1e-9;
+    }
+    qsort(r, (size_t)runs, sizeof r[0], cmp_double);
+    return r[runs / 2];
+}
+
+void *dw_bench_alloc(size_t size)
+{
+    size_t n = (size + 63) / 64 * 64;
+    uint8_t *p = aligned_alloc(64, n ? n : 64);
+    if (!p) {
+        fprintf(stderr, "bench: out of memory (%zu octets)\n", size);
+        exit(2);
+    }
+    uint64_t s = 0x9E3779B97F4A7C15ULL ^ size;
+    for (size_t i = 0; i < n; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        p[i] = (uint8_t)(s >> 24);
+    }
+    return p;
+}
+
+void dw_bench_free(void *p)
+{
+    free(p);
+}
+
+void dw_bench_header(const dw_bench_opts *o, const char *title)
+{
+    if (o->json)
+        return;
+    double hz = dw_bench_cycles_hz();
+    printf("%s\n", title);
+    if (hz > 0)
+        printf("B/cyc = octets per TSC reference cycle (TSC %.3f GHz, measured "
+               "against CLOCK_MONOTONIC; not the core clock)\n",
+               hz * 1e-9);
+    printf("GB/s = 1e9 octets/s, median of %d runs of ~%d ms each\n",
+           o->quick ? 5 : 15, o->quick ? 2 : 10);
+    printf("%-6s %-14s %8s %9s %7s\n", "bench", "impl", "size", "GB/s",
+           "B/cyc");
+}
+
+void dw_bench_report(const dw_bench_opts *o, const char *bench,
+                     const char *impl, size_t size, double gbps,
+                     const char *ratio_key, double ratio)
+{
+    double hz = dw_bench_cycles_hz();
+    double bpc = hz > 0 ? gbps * 1e9 / hz : 0;
+    if (o->json) {
+        printf("{\"bench\": \"%s\", \"impl\": \"%s\", \"size\": %zu, "
+               "\"gbps\": %.2f",
+               bench, impl, size, gbps);
+        if (hz > 0)
+            printf(", \"bytes_per_cycle\": %.2f", bpc);
+        if (ratio_key)
+            printf(", \"%s\": %.2f", ratio_key, ratio);
+        printf("}\n");
+    } else {
+        printf("%-6s %-14s %8zu %9.2f %7.2f", bench, impl, size, gbps, bpc);
+        if (ratio_key)
+            printf("   %s %.2fx", ratio_key, ratio);
+        printf("\n");
+    }
+    fflush(stdout);
+}
