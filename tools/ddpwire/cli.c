@@ -41,6 +41,22 @@ void cli_mpa_defaults(cli_mpa_opts *o)
     o->ptr_base = DW_MPA_PTR_DRAFT;
 }
 
+void cli_mpa_tx_settings(const cli_mpa_opts *o, dw_mpa_tx_settings *ts)
+{
+    dw_mpa_tx_settings_default(ts);
+    ts->start_seq = o->start_seq;
+    ts->emss = o->emss;
+    ts->markers = o->markers;
+    ts->ptr_base = o->ptr_base;
+}
+
+void cli_mpa_rx_settings(const cli_mpa_opts *o, dw_mpa_rx_settings *rs)
+{
+    dw_mpa_rx_settings_default(rs);
+    rs->start_seq = o->start_seq;
+    rs->markers = o->markers;
+}
+
 int cli_mpa_option(cli_mpa_opts *o, int argc, char **argv, int *i)
 {
     const char *a = argv[*i];

@@ -28,6 +28,10 @@ typedef struct cli_mpa_opts {
 
 void cli_mpa_defaults(cli_mpa_opts *o);
 
+/* Sender and receiver settings for these options (defaults otherwise). */
+void cli_mpa_tx_settings(const cli_mpa_opts *o, dw_mpa_tx_settings *ts);
+void cli_mpa_rx_settings(const cli_mpa_opts *o, dw_mpa_rx_settings *rs);
+
 /* Handles one MPA option at argv[*i] (advancing *i past its value).
  * Returns 1 if handled, 0 if not an MPA option, -1 on a bad value. */
 int cli_mpa_option(cli_mpa_opts *o, int argc, char **argv, int *i);

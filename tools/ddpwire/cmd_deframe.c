@@ -89,9 +89,7 @@ int cmd_deframe(int argc, char **argv)
         return 2;
     }
     dw_mpa_rx_settings rs;
-    dw_mpa_rx_settings_default(&rs);
-    rs.start_seq = mo.start_seq;
-    rs.markers = mo.markers;
+    cli_mpa_rx_settings(&mo, &rs);
     ctx c = {0};
     dw_mpa_rx_callbacks cb = {on_ulpdu, on_error, NULL};
     dw_mpa_rx *rx;

@@ -116,8 +116,7 @@ static int corruption_check(const cli_mpa_opts *mo)
     uint8_t recbuf[3000], wire[8192];
     fill_record(recbuf, sizeof recbuf, 7);
     dw_mpa_tx_settings ts;
-    dw_mpa_tx_settings_default(&ts);
-    ts.markers = mo->markers;
+    cli_mpa_tx_settings(mo, &ts);
     dw_mpa_tx *tx;
     if (dw_mpa_tx_new(&tx, &ts))
         return 1;
@@ -133,8 +132,7 @@ static int corruption_check(const cli_mpa_opts *mo)
     rec recs[3] = {{recbuf, 1000}, {recbuf, 3000}, {recbuf, 500}};
     demo dm = {recs, 3, 0, 0, 0, {0}, 0};
     dw_mpa_rx_settings rs;
-    dw_mpa_rx_settings_default(&rs);
-    rs.markers = mo->markers;
+    cli_mpa_rx_settings(mo, &rs);
     dw_mpa_rx_callbacks cb = {on_ulpdu, on_error, NULL};
     dw_mpa_rx *rx;
     if (dw_mpa_rx_new(&rx, &rs, &cb, &dm))
@@ -182,15 +180,9 @@ int cmd_demo(int argc, char **argv)
         }
     }
     dw_mpa_tx_settings ts;
-    dw_mpa_tx_settings_default(&ts);
-    ts.start_seq = mo.start_seq;
-    ts.emss = mo.emss;
-    ts.markers = mo.markers;
-    ts.ptr_base = mo.ptr_base;
     dw_mpa_rx_settings rs;
-    dw_mpa_rx_settings_default(&rs);
-    rs.start_seq = mo.start_seq;
-    rs.markers = mo.markers;
+    cli_mpa_tx_settings(&mo, &ts);
+    cli_mpa_rx_settings(&mo, &rs);
     demo dm = {0};
     dw_mpa_rx_callbacks cb = {on_ulpdu, on_error, NULL};
     dw_mpa_tx *tx;

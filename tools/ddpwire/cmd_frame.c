@@ -56,11 +56,7 @@ int cmd_frame(int argc, char **argv)
         }
     }
     dw_mpa_tx_settings ts;
-    dw_mpa_tx_settings_default(&ts);
-    ts.start_seq = mo.start_seq;
-    ts.emss = mo.emss;
-    ts.markers = mo.markers;
-    ts.ptr_base = mo.ptr_base;
+    cli_mpa_tx_settings(&mo, &ts);
     dw_mpa_tx *tx;
     uint8_t *in = malloc(IN_CAP);
     out *o = calloc(1, sizeof *o);
