@@ -278,6 +278,62 @@ uint64_t dw_mpa_rx_offset(const dw_mpa_rx *rx);
 /** The error reported so far, or DW_MPA_ERR_NONE. */
 dw_mpa_error dw_mpa_rx_failed(const dw_mpa_rx *rx);
 
+
+/* ------------------------------------------------------------------ */
+/* Start-up frames of the later standard (RFC 5044 request / reply)    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * RFC 5044 added a start-up exchange that the draft leaves to the ULP: each
+ * side sends one frame before MPA mode begins (right after its own frame):
+ * a 16-octet key ("MPA ID Req Frame" or "MPA ID Rep Frame"), a flags octet,
+ * a revision octet, a 16-bit big-endian private-data length (at most 512)
+ * and the private data. No markers or CRC cover these frames.
+ */
+#define DW_MPA_STARTUP_KEY_LEN 16u
+#define DW_MPA_STARTUP_HDR_LEN 20u
+#define DW_MPA_STARTUP_PD_MAX 512u
+/** Flags octet: markers wanted for the sender's receive direction. */
+#define DW_MPA_FLAG_MARKERS 0x80u
+/** Flags octet: CRC wanted (CRC is used when either side sets it). */
+#define DW_MPA_FLAG_CRC 0x40u
+/** Flags octet: the reply rejects the connection. */
+#define DW_MPA_FLAG_REJECT 0x20u
+/** Flags octet: RFC 6581 enhanced connection set-up (revision 2). */
+#define DW_MPA_FLAG_ENHANCED 0x10u
+
+typedef enum dw_mpa_startup_kind {
+    DW_MPA_STARTUP_REQUEST = 0,
+    DW_MPA_STARTUP_REPLY = 1
+} dw_mpa_startup_kind;
+
+typedef struct dw_mpa_startup {
+    dw_mpa_startup_kind kind;
+    /** The flags octet as sent (DW_MPA_FLAG_*; other bits reserved). */
+    uint8_t flags;
+    /** Revision (1 for RFC 5044, 2 for RFC 6581). */
+    uint8_t rev;
+    /** Private data: decode points into the input; at most 512 octets. */
+    const uint8_t *pd;
+    uint16_t pd_len;
+} dw_mpa_startup;
+
+/**
+ * Decodes a start-up frame at the start of in. Returns the frame's length
+ * (20 + private data), DW_ERR_NEED_MORE when in holds a valid beginning
+ * but not the whole frame, or DW_ERR_MALFORMED as soon as the octets can
+ * no longer be a start-up frame (wrong key, even partly: a peer that is not
+ * MPA is refused at its first differing octet; private data over 512).
+ * Revision and reserved flag bits are reported, not judged.
+ */
+ssize_t dw_mpa_startup_decode(dw_mpa_startup *out, const uint8_t *in, size_t len);
+
+/**
+ * Encodes f into out (cap octets). Returns the length, DW_ERR_NOSPACE,
+ * DW_ERR_TOO_LONG (private data over 512) or DW_ERR_INVAL.
+ */
+ssize_t dw_mpa_startup_encode(uint8_t *out, size_t cap, const dw_mpa_startup *f);
+
 /** Name of an MPA error code ("CRC mismatch", ...). */
 const char *dw_mpa_strerror(dw_mpa_error code);
 
