@@ -19,35 +19,15 @@
  * computed with a small generator: x^n mod P by repeated reflected shifts.
  */
 #include "crc32c_impl.h"
+#include "crc32c_x86.h"
 
 #include <cpuid.h>
-#include <immintrin.h>
 #include <string.h>
 
-#define T_SSE42 __attribute__((target("sse4.2")))
-#define T_CLMUL __attribute__((target("sse4.2,pclmul")))
-#define T_AVX512                                                          \
-    __attribute__((target("sse4.2,pclmul,avx,avx2,avx512f,avx512bw,"     \
-                          "avx512vl,vpclmulqdq")))
-#define INLINE static inline __attribute__((always_inline))
 /* Without copying, d is advanced alongside p but never written. */
 #define NODST(p) ((uint8_t *)(uintptr_t)(p))
 
 #define POLY 0x82F63B78u
-
-/* Fold constants {x^(D+31), x^(D-33)} mod P for a distance of D bits. */
-#define K128_LO 0xf20c0dfeu
-#define K128_HI 0x493c7d27u
-#define K256_LO 0x3da6d0cbu
-#define K256_HI 0xba4fc28eu
-#define K384_LO 0x1c291d04u
-#define K384_HI 0xddc0152bu
-#define K128 K128_LO, K128_HI
-#define K256 K256_LO, K256_HI
-#define K384 K384_LO, K384_HI
-#define K512 0x740eef02u, 0x9e4addf8u
-#define K1024 0x6992cea2u, 0x0d3b6092u
-#define K2048 0xdcb17aa4u, 0xb9e02b86u
 
 /* ---- unaligned scalar access ---- */
 
@@ -258,13 +238,6 @@ INLINE T_SSE42 uint64_t ldq(uint8_t *d, const uint8_t *p, int copy)
     return v;
 }
 
-/* CRC of 16 octets from 0: the lane's CRC contribution. */
-INLINE T_CLMUL uint32_t lane_crc(__m128i r)
-{
-    uint64_t c = _mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(r));
-    return (uint32_t)_mm_crc32_u64(c, (uint64_t)_mm_extract_epi64(r, 1));
-}
-
 /* c1 * x^(16 LS) + c2 * x^(8 LS) + c3: CRC of S1 || S2 || S3, where
  * m2 = x^(16 LS - 33) and m1 = x^(8 LS - 33) mod P. */
 INLINE T_CLMUL uint32_t merge3(const uint64_t *c, uint32_t m2, uint32_t m1)
@@ -393,18 +366,6 @@ static T_CLMUL uint32_t clmul_copy(uint32_t crc, void *dst, const void *src,
 
 #define AVX_MIN 64 /* below this, one crc32 stream */
 
-INLINE T_AVX512 __m512i kz(uint32_t lo, uint32_t hi)
-{
-    return _mm512_set4_epi64(hi, lo, hi, lo);
-}
-
-INLINE T_AVX512 __m512i foldz(__m512i x, __m512i k, __m512i y)
-{
-    __m512i a = _mm512_clmulepi64_epi128(x, k, 0x00);
-    __m512i b = _mm512_clmulepi64_epi128(x, k, 0x11);
-    return _mm512_ternarylogic_epi64(a, b, y, 0x96);
-}
-
 INLINE T_AVX512 __m512i ldz(uint8_t *d, const uint8_t *p, int copy)
 {
     __m512i v = _mm512_loadu_si512(p);
@@ -441,20 +402,6 @@ INLINE T_AVX512 uint32_t mixz_chunk(__m512i *x, __m512i kf, uint32_t cs,
     return merge3(c, MZ2, MZ1);
 }
 
-/* The four 128-bit lanes of x, as one 128-bit lane. */
-INLINE T_AVX512 __m128i zmm_to_xmm(__m512i x)
-{
-    const __m512i k = _mm512_set_epi64(0, 0, K128_HI, K128_LO, K256_HI,
-                                       K256_LO, K384_HI, K384_LO);
-    __m512i t = foldz(x, k, _mm512_setzero_si512());
-    __m256i y = _mm256_xor_si256(_mm512_castsi512_si256(t),
-                                 _mm512_extracti64x4_epi64(t, 1));
-    __m128i r = _mm_xor_si128(_mm256_castsi256_si128(y),
-                              _mm256_extracti128_si256(y, 1));
-    return _mm_xor_si128(r, _mm512_extracti32x4_epi32(x, 3));
-}
-
-/* x[0..3] hold the 256 octets before *pp; *np is a multiple of 64. */
 INLINE T_AVX512 __m512i avx512_fold4(__m512i *x, uint8_t **dp,
                                      const uint8_t **pp, size_t *np, int copy)
 {

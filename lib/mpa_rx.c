@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "mpa_crc.h"
 #include "mpa_internal.h"
 
 enum state { ST_HDR, ST_BODY, ST_CRC };
@@ -157,6 +158,38 @@ static uint32_t crc_add(const dw_mpa_rx *rx, uint32_t crc, const uint8_t *p,
     return rx->set.crc ? dw_crc32c(crc, p, n) : 0;
 }
 
+/* A whole FPDU at in (stream offset rx->off, markers inside its ULPDU):
+ * its ULPDU to dst without markers, and its CRC into rx->crc. */
+static void strip_copy(dw_mpa_rx *rx, const uint8_t *in, size_t ulen,
+                       size_t flen, uint8_t *dst)
+{
+    const dw_mpa_crc_ops *ops = rx->set.crc ? dw_mpa_crc_fast() : NULL;
+    if (ops) { /* one pass: fold the image, scatter the ULPDU */
+        dw_mpa_img im;
+        dw_mpa_img_init(&im, NULL, ulen, (uint32_t)rx->off, 1, 0);
+        rx->crc = ops->rx(&im, in, dst);
+        return;
+    }
+    size_t lead = dw_mpa_is_marker_pos(rx->off) ? 4 : 0;
+    uint32_t crc = crc_add(rx, 0, in, lead + 2);
+    size_t got = 0, at = lead + 2;
+    while (got < ulen) {
+        uint64_t pos = rx->off + at;
+        if (dw_mpa_is_marker_pos(pos)) {
+            crc = crc_add(rx, crc, in + at, 4);
+            at += 4;
+            continue;
+        }
+        size_t room = 512 - pos % 512, take = ulen - got;
+        take = take < room ? take : room;
+        crc = rx->set.crc ? dw_crc32c_copy(crc, dst + got, in + at, take)
+                          : (memcpy(dst + got, in + at, take), 0);
+        got += take;
+        at += take;
+    }
+    rx->crc = crc_add(rx, crc, in + at, flen - 4 - at);
+}
+
 /*
  * Fast path: a whole FPDU at the start of the input, no partial state.
  * Returns octets consumed (0: not applicable), or a negative error.
@@ -188,23 +221,7 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
         uint8_t *dst = rx->cb.get_buffer ? rx->cb.get_buffer(rx, ulen, rx->user)
                                          : NULL;
         dst = dst ? dst : rx->buf;
-        uint32_t crc = crc_add(rx, 0, in, lead + 2);
-        size_t got = 0, at = lead + 2;
-        while (got < ulen) {
-            uint64_t pos = rx->off + at;
-            if (dw_mpa_is_marker_pos(pos)) {
-                crc = crc_add(rx, crc, in + at, 4);
-                at += 4;
-                continue;
-            }
-            size_t room = 512 - pos % 512, take = ulen - got;
-            take = take < room ? take : room;
-            crc = rx->set.crc ? dw_crc32c_copy(crc, dst + got, in + at, take)
-                              : (memcpy(dst + got, in + at, take), 0);
-            got += take;
-            at += take;
-        }
-        rx->crc = crc_add(rx, crc, in + at, flen - 4 - at);
+        strip_copy(rx, in, ulen, flen, dst);
         data = dst;
     }
     rx->off += flen;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "mpa_crc.h"
 #include "mpa_internal.h"
 
 /* Scratch one FPDU may need: markers, length, pad, CRC. */
@@ -100,21 +101,27 @@ typedef struct sink {
     int do_crc;
 } sink;
 
-/* Octets produced by the FPDU's own code (header, marker, pad, CRC). */
-static void put_own(sink *k, const uint8_t *b, size_t n)
+/* Reserves n scratch octets as the next iovec, merged with the previous
+ * one when adjacent. */
+static inline uint8_t *own(sink *k, size_t n)
 {
     uint8_t *at = k->out;
-    memcpy(at, b, n);
     k->out += n;
-    if (k->do_crc)
-        k->crc = dw_crc32c(k->crc, at, n);
-    if (!k->iov)
-        return;
     struct iovec *last = k->iovcnt ? &k->iov[k->iovcnt - 1] : NULL;
     if (last && (uint8_t *)last->iov_base + last->iov_len == at)
         last->iov_len += n; /* merge adjacent scratch pieces */
     else
         k->iov[k->iovcnt++] = (struct iovec){at, n};
+    return at;
+}
+
+/* Octets produced by the FPDU's own code (header, marker, pad, CRC). */
+static void put_own(sink *k, const uint8_t *b, size_t n)
+{
+    uint8_t *at = k->iov ? own(k, n) : (k->out += n) - n;
+    memcpy(at, b, n);
+    if (k->do_crc)
+        k->crc = dw_crc32c(k->crc, at, n);
 }
 
 /* Octets of the caller's ULPDU. */
@@ -192,6 +199,81 @@ static void frame_walk(const dw_mpa_tx *tx, sink *k, const uint8_t *ulpdu,
     put_content(w, k, crc, 4, 1);
 }
 
+/* The marker at offset m of the FPDU described by im (MPA 7.1). */
+static inline void put_marker(uint8_t *at, const dw_mpa_img *im, uint32_t m)
+{
+    at[0] = at[1] = 0;
+    dw_put_be16(at + 2, (uint16_t)(m - im->ptr_sub));
+}
+
+/*
+ * iovecs with the one-pass CRC kernel: the same pieces as frame_walk()
+ * (scratch pieces merged alike), written straight into scratch. Markers
+ * split the ULPDU; after it come PAD, a marker if one falls there
+ * (MPA 7.2: it is covered), and the CRC. Returns the CRC field.
+ */
+static uint8_t *iov_fast(sink *k, const dw_mpa_img *im)
+{
+    uint32_t r = im->hdr_off + 2, m = im->mark, len = im->len, got = 0;
+    uint8_t *h = own(k, r);
+    memset(h, 0, im->hdr_off); /* a leading marker is zero */
+    dw_put_be16(h + im->hdr_off, (uint16_t)len);
+    struct iovec *v = k->iov + k->iovcnt;
+    for (;;) { /* m > r here: markers sit on dwords, r is 2 mod 4 */
+        uint32_t take = len - got < m - r ? len - got : m - r;
+        *v++ = (struct iovec){(void *)(im->ulpdu + got), take};
+        got += take, r += take;
+        if (got == len)
+            break;
+        put_marker(k->out, im, m); /* after a payload piece: never merged */
+        *v++ = (struct iovec){k->out, 4};
+        k->out += 4, r += 4, m += DW_MPA_MARKER_INTERVAL;
+    }
+    k->iovcnt = (size_t)(v - k->iov);
+    uint32_t pad = (uint32_t)dw_mpa_pad_len(len), mk = m == r + pad ? 4 : 0;
+    uint8_t *t = own(k, pad + mk + 4);
+    memset(t, 0, pad);
+    if (mk)
+        put_marker(t + pad, im, m);
+    return t + pad + mk;
+}
+
+/* One FPDU through the kernel: iovecs, or the whole image into k->out. */
+static void frame_fast(const dw_mpa_tx *tx, sink *k, const uint8_t *ulpdu,
+                       size_t len, walk *w, const dw_mpa_crc_ops *ops)
+{
+    dw_mpa_img im;
+    dw_mpa_img_init(&im, ulpdu, len, tx->pos, tx->set.markers,
+                    tx->set.ptr_base == DW_MPA_PTR_RFC5044);
+    uint8_t *crc;
+    if (k->iov) {
+        crc = iov_fast(k, &im);
+        dw_crc32c_store(crc, ops->tx(&im, NULL));
+    } else {
+        crc = k->out + im.crc_off;
+        dw_crc32c_store(crc, ops->tx(&im, k->out));
+        k->out = crc + 4;
+    }
+    *w = (walk){tx, tx->pos + im.crc_off + 4, tx->pos, tx->pos + im.hdr_off,
+                (unsigned)(im.crc_off + 4 - dw_mpa_content_len(len)) / 4};
+}
+
+/* Without markers a long ULPDU is one piece: dw_crc32c() (which mixes in
+ * crc32 streams) is faster there than the kernel's pure folding. */
+#define NOMARK_WALK_MIN 4096u
+
+/* The one-pass kernel when there is one and a CRC to send, else the walk. */
+static void frame(const dw_mpa_tx *tx, sink *k, const uint8_t *ulpdu,
+                  size_t len, walk *w)
+{
+    int use = tx->set.crc && (tx->set.markers || len < NOMARK_WALK_MIN);
+    const dw_mpa_crc_ops *ops = use ? dw_mpa_crc_fast() : NULL;
+    if (ops)
+        frame_fast(tx, k, ulpdu, len, w, ops);
+    else
+        frame_walk(tx, k, ulpdu, len, w);
+}
+
 static int check_len(const dw_mpa_tx *tx, const void *ulpdu, size_t len)
 {
     if (!tx || (!ulpdu && len))
@@ -238,7 +320,7 @@ ssize_t dw_mpa_tx_frame(dw_mpa_tx *tx, const void *ulpdu, size_t len,
         tx->head = 0; /* ring: each FPDU's scratch is contiguous */
     sink k = {iov, iovcap, 0, tx->scratch + tx->head, 0, tx->set.crc};
     walk w;
-    frame_walk(tx, &k, ulpdu, len, &w);
+    frame(tx, &k, ulpdu, len, &w);
     tx->head = (size_t)(k.out - tx->scratch);
     commit(tx, &w, fpdu_len, info, k.iovcnt);
     return (ssize_t)fpdu_len;
@@ -257,7 +339,7 @@ ssize_t dw_mpa_tx_frame_into(dw_mpa_tx *tx, const void *ulpdu, size_t len,
         return DW_ERR_NOSPACE;
     sink k = {NULL, 0, 0, out, 0, tx->set.crc};
     walk w;
-    frame_walk(tx, &k, ulpdu, len, &w);
+    frame(tx, &k, ulpdu, len, &w);
     commit(tx, &w, fpdu_len, info, 1);
     return (ssize_t)fpdu_len;
 }

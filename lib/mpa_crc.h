@@ -1,0 +1,67 @@
+/*
+ * Internal: the CRC of one FPDU's wire image in a single pass
+ * (lib/mpa_crc_x86.c; lib/mpa_crc_none.c elsewhere).
+ *
+ * The image is what the CRC covers (MPA 6, 7.2): an optional leading zero
+ * marker, ULPDU_Length, the ULPDU, PAD, and every marker inside, i.e. the
+ * FPDU without its CRC field. The kernels fold it as a stream of 64-octet
+ * vectors ending at the CRC field, so the fold never restarts at a marker:
+ * the sender builds each vector from the ULPDU (shifted past the markers,
+ * with the marker and length dwords inserted), the receiver scatters each
+ * vector's ULPDU octets to its destination while folding (markers
+ * stripped). Without a kernel the callers chain dw_crc32c() over pieces.
+ */
+#ifndef DW_LIB_MPA_CRC_H
+#define DW_LIB_MPA_CRC_H
+
+#include <ddpwire/mpa.h>
+
+/* One FPDU's layout; offsets count from its first octet (MPA position
+ * fpdu_pos) and are multiples of 4 except as noted. */
+typedef struct dw_mpa_img {
+    const uint8_t *ulpdu; /* sender: the ULPDU (receiver: unused) */
+    uint32_t len;         /* ULPDU octets (1..65535) */
+    uint32_t crc_off;     /* the CRC field: octets the CRC covers */
+    uint32_t hdr_off;     /* ULPDU_Length: 4 after a leading marker, else 0 */
+    uint32_t mark;        /* first marker after octet 0 (>= crc_off: none) */
+    uint32_t ptr_sub;     /* FPDUPTR = marker offset - ptr_sub (MPA 7.1) */
+} dw_mpa_img;
+
+/* Fills im for a ULPDU of len octets in an FPDU at MPA position pos;
+ * FPDUPTR counts from the length field with rfc5044_ptr (MPA 7.1). */
+static inline void dw_mpa_img_init(dw_mpa_img *im, const uint8_t *ulpdu,
+                                   size_t len, uint32_t pos, int markers,
+                                   int rfc5044_ptr)
+{
+    uint32_t first = DW_MPA_MARKER_INTERVAL - pos % DW_MPA_MARKER_INTERVAL;
+    int lead = markers && first == DW_MPA_MARKER_INTERVAL; /* MPA 7.1 */
+    im->ulpdu = ulpdu;
+    im->len = (uint32_t)len;
+    im->crc_off = (uint32_t)dw_mpa_fpdu_len(pos, len, markers) - 4u;
+    im->hdr_off = lead ? DW_MPA_MARKER_LEN : 0;
+    im->mark = markers ? first : UINT32_MAX;
+    im->ptr_sub = rfc5044_ptr ? im->hdr_off : 0;
+}
+
+/* The marker at offset m (not 0) as a little-endian dword: reserved 0,
+ * then FPDUPTR big-endian (MPA 7.1). */
+static inline uint32_t dw_mpa_img_marker(const dw_mpa_img *im, uint32_t m)
+{
+    uint32_t ptr = (m - im->ptr_sub) & 0xffffu;
+    return (ptr >> 8 | (ptr & 0xffu) << 8) << 16;
+}
+
+typedef struct dw_mpa_crc_ops {
+    /* CRC32c (finished) of the sender's image; when out is non-NULL the
+     * image (crc_off octets) is also written there. */
+    uint32_t (*tx)(const dw_mpa_img *im, uint8_t *out);
+    /* CRC32c (finished) of wire[0, crc_off), a received image, while its
+     * ULPDU octets (markers stripped) are copied to dst. */
+    uint32_t (*rx)(const dw_mpa_img *im, const uint8_t *wire, uint8_t *dst);
+} dw_mpa_crc_ops;
+
+/* The kernels for the CRC32c implementation in use now, or NULL when it
+ * has none (callers then chain dw_crc32c()). */
+const dw_mpa_crc_ops *dw_mpa_crc_fast(void);
+
+#endif

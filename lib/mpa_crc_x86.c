@@ -1,0 +1,213 @@
+/*
+ * One-pass CRC32c of an FPDU's wire image (lib/mpa_crc.h), AVX-512
+ * VPCLMULQDQ. The image is folded as 64-octet vectors aligned to end at
+ * the CRC field, so the first vector starts up to 60 octets before the
+ * FPDU (those lanes are zero, and the initial register is xored into the
+ * FPDU's first dword: leading zeros do not change a CRC). With markers
+ * every 512 octets (MPA 7.1), at most one marker falls in a vector, always
+ * on a dword lane. Vectors wholly inside the ULPDU's octets with no marker
+ * are plain loads/stores; the rest ("edges") use byte-masked loads/stores
+ * on either side of the marker, shifted by its 4 octets. Masked-out lanes
+ * are never touched, so nothing outside the buffers is read or written.
+ */
+#include <ddpwire/crc32c.h>
+
+#include "crc32c_x86.h"
+#include "mpa_crc.h"
+
+enum mode { TX, TX_OUT, RX };
+
+#define NO_MARK ((int64_t)1 << 40) /* beyond any image; no overflow */
+
+/* What stays fixed while an image is walked (offsets from the FPDU). */
+typedef struct vgen {
+    int64_t ps, pe;     /* ULPDU octets (and markers among them): [ps, pe) */
+    int64_t end;        /* the CRC field */
+    uint64_t ma, mb;    /* lanes before / after a marker in its vector */
+    __mmask16 mk;       /* the marker's dword lane */
+    uint32_t hdr;       /* ULPDU_Length dword (big-endian length) */
+    const dw_mpa_img *im;
+} vgen;
+
+/* The moving part: vector at offset r, ULPDU (TX) or destination (RX)
+ * address u of its lane 0 as if no marker intervened, next marker m. */
+typedef struct vpos {
+    int64_t r, m;
+    uintptr_t u;
+} vpos;
+
+/* Lanes [a, b) of a vector, clamped to 0..64. */
+static inline uint64_t lanes(int64_t a, int64_t b)
+{
+    a = a < 0 ? 0 : a;
+    b = b > 64 ? 64 : b;
+    if (b <= a)
+        return 0;
+    return (b == 64 ? ~0ull : (1ull << b) - 1) & (~0ull << a);
+}
+
+/* Passes the marker in this vector: later ULPDU octets sit 4 further on. */
+INLINE void pass_marker(const vgen *g, vpos *p)
+{
+    p->u -= 4;
+    p->m += 512;
+    if (p->m >= g->end)
+        p->m = NO_MARK;
+}
+
+/* A vector of the sender's image; pm: its ULPDU lanes. */
+INLINE T_AVX512 __m512i tx_vec(const vgen *g, vpos *p, uint64_t pm)
+{
+    const uint8_t *s = (const uint8_t *)p->u;
+    if (p->m >= p->r + 64)
+        return _mm512_maskz_loadu_epi8(pm, s);
+    __m512i v = _mm512_or_si512(_mm512_maskz_loadu_epi8(pm & g->ma, s),
+                                _mm512_maskz_loadu_epi8(pm & g->mb, s - 4));
+    v = _mm512_mask_set1_epi32(v, g->mk, (int)dw_mpa_img_marker(
+                                             g->im, (uint32_t)p->m));
+    pass_marker(g, p);
+    return v;
+}
+
+/* Stores a received vector's ULPDU lanes pm, skipping a marker (MPA 7.1). */
+INLINE T_AVX512 void rx_vec(const vgen *g, vpos *p, uint64_t pm, __m512i v)
+{
+    uint8_t *d = (uint8_t *)p->u;
+    if (p->m >= p->r + 64) {
+        _mm512_mask_storeu_epi8(d, pm, v);
+        return;
+    }
+    _mm512_mask_storeu_epi8(d, pm & g->ma, v);
+    _mm512_mask_storeu_epi8(d - 4, pm & g->mb, v);
+    pass_marker(g, p);
+}
+
+/* Any vector of the image (first, last, length field, PAD: the edges).
+ * TX_OUT also stores it, RX strips it; advances p. */
+INLINE T_AVX512 __m512i edge_vec(const vgen *g, vpos *p, enum mode mode,
+                                 const uint8_t *wire, uint8_t *out)
+{
+    uint64_t pm = lanes(g->ps - p->r, g->pe - p->r);
+    uint64_t live = lanes(-p->r, 64); /* lanes inside the FPDU */
+    int64_t h = (int64_t)g->im->hdr_off - p->r;
+    __m512i v;
+    if (mode == RX) {
+        v = _mm512_maskz_loadu_epi8(live, (const void *)((uintptr_t)wire +
+                                                         (uintptr_t)p->r));
+        rx_vec(g, p, pm, v);
+    } else {
+        v = tx_vec(g, p, pm);
+        if (h >= 0 && h < 64) /* the ULPDU's octets follow */
+            v = _mm512_or_si512(v, _mm512_maskz_set1_epi32(
+                                       (__mmask16)(1u << (h / 4)), (int)g->hdr));
+    }
+    if (mode == TX_OUT)
+        _mm512_mask_storeu_epi8((void *)((uintptr_t)out + (uintptr_t)p->r),
+                                live, v);
+    p->r += 64;
+    p->u += 64;
+    return v;
+}
+
+/* A vector wholly inside the ULPDU's octets (perhaps with a marker). */
+INLINE T_AVX512 __m512i inner_vec(const vgen *g, vpos *p, enum mode mode,
+                                  const uint8_t *wire, uint8_t *out)
+{
+    __m512i v;
+    if (mode == RX) {
+        v = _mm512_loadu_si512((const void *)(wire + p->r));
+        if (p->m < p->r + 64)
+            rx_vec(g, p, ~0ull, v);
+        else
+            _mm512_storeu_si512((void *)p->u, v);
+    } else {
+        v = p->m < p->r + 64 ? tx_vec(g, p, ~0ull)
+                             : _mm512_loadu_si512((const void *)p->u);
+    }
+    if (mode == TX_OUT)
+        _mm512_storeu_si512((void *)(out + p->r), v);
+    p->r += 64;
+    p->u += 64;
+    return v;
+}
+
+/* ULPDU octets plus the markers among them, from offset ps. */
+static int64_t ulpdu_span(const dw_mpa_img *im, int64_t ps)
+{
+    int64_t room = (int64_t)im->mark - ps;
+    if (im->mark >= im->crc_off || im->len <= room)
+        return im->len;
+    return im->len + 4 * (1 + (im->len - room - 1) / 508);
+}
+
+/* Four fold accumulators, oldest first; folding zero keeps it zero, so
+ * they start at zero and any vector count takes the same path. */
+#define ACC(v)                                                            \
+    do {                                                                  \
+        __m512i t_ = foldz(x0, k, (v));                                   \
+        x0 = x1, x1 = x2, x2 = x3, x3 = t_;                               \
+    } while (0)
+
+/*
+ * Folds the image: edge vectors before the ULPDU's octets, the inner ones,
+ * edge vectors to the CRC field. The first vector gets the initial
+ * register at the FPDU's first dword.
+ */
+INLINE T_AVX512 uint32_t img_fold(const dw_mpa_img *im, uintptr_t u,
+                                  enum mode mode, const uint8_t *wire,
+                                  uint8_t *out)
+{
+    int64_t r0 = (int64_t)im->crc_off - 64 * (((int64_t)im->crc_off + 63) / 64);
+    int64_t mo = ((int64_t)im->mark - r0) % 64; /* same lane for every marker */
+    vgen g = {(int64_t)im->hdr_off + 2, 0, im->crc_off, lanes(0, mo),
+              lanes(mo + 4, 64), (__mmask16)(1u << (mo / 4)),
+              (im->len >> 8 & 0xffu) | (im->len & 0xffu) << 8, im};
+    g.pe = g.ps + ulpdu_span(im, g.ps);
+    vpos p = {r0, im->mark < im->crc_off ? (int64_t)im->mark : NO_MARK,
+              u + (uintptr_t)(r0 - g.ps)};
+    __m512i k = kz(K2048), x0, x1, x2, x3;
+    x0 = x1 = x2 = _mm512_setzero_si512();
+    x3 = _mm512_xor_si512(edge_vec(&g, &p, mode, wire, out),
+                          _mm512_maskz_set1_epi32((__mmask16)(1u << (-r0 / 4)), -1));
+    if (g.end <= 192) { /* up to three vectors: one accumulator */
+        while (p.r < g.end)
+            x3 = foldz(x3, kz(K512), edge_vec(&g, &p, mode, wire, out));
+        return ~lane_crc(zmm_to_xmm(x3));
+    }
+    while (p.r < g.ps)
+        ACC(edge_vec(&g, &p, mode, wire, out));
+    vpos q = p; /* a copy the compiler keeps in registers */
+    for (; q.r + 256 <= g.pe; ) { /* ACC four times, without the moves */
+        x0 = foldz(x0, k, inner_vec(&g, &q, mode, wire, out));
+        x1 = foldz(x1, k, inner_vec(&g, &q, mode, wire, out));
+        x2 = foldz(x2, k, inner_vec(&g, &q, mode, wire, out));
+        x3 = foldz(x3, k, inner_vec(&g, &q, mode, wire, out));
+    }
+    while (q.r + 64 <= g.pe)
+        ACC(inner_vec(&g, &q, mode, wire, out));
+    p = q;
+    while (p.r < g.end)
+        ACC(edge_vec(&g, &p, mode, wire, out));
+    x0 = foldz(x0, kz(K1024), x2);
+    x1 = foldz(x1, kz(K1024), x3);
+    return ~lane_crc(zmm_to_xmm(foldz(x0, kz(K512), x1)));
+}
+
+static T_AVX512 uint32_t tx_crc(const dw_mpa_img *im, uint8_t *out)
+{
+    if (out)
+        return img_fold(im, (uintptr_t)im->ulpdu, TX_OUT, NULL, out);
+    return img_fold(im, (uintptr_t)im->ulpdu, TX, NULL, NULL);
+}
+
+static T_AVX512 uint32_t rx_crc(const dw_mpa_img *im, const uint8_t *wire,
+                                uint8_t *dst)
+{
+    return img_fold(im, (uintptr_t)dst, RX, wire, NULL);
+}
+
+const dw_mpa_crc_ops *dw_mpa_crc_fast(void)
+{
+    static const dw_mpa_crc_ops ops = {tx_crc, rx_crc};
+    return dw_crc32c_get_impl() == DW_CRC32C_AVX512 ? &ops : NULL;
+}
