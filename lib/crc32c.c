@@ -63,7 +63,7 @@ static uint32_t portable_copy(uint32_t crc, void *dst, const void *src,
 
 /* --- combine: multiply by x^(8*len2) in GF(2)[x] mod P (reflected). --- */
 
-static uint32_t gf2_mul(uint32_t a, uint32_t b)
+uint32_t dw_crc32c_gf2_mul(uint32_t a, uint32_t b)
 {
     uint32_t r = 0;
     for (int i = 0; i < 32; i++) {
@@ -79,7 +79,7 @@ static uint32_t x8pow2k(int k)
 {
     uint32_t p = 0x00800000u; /* x^8 in reflected representation */
     while (k--)
-        p = gf2_mul(p, p);
+        p = dw_crc32c_gf2_mul(p, p);
     return p;
 }
 
@@ -87,7 +87,7 @@ uint32_t dw_crc32c_combine(uint32_t crc1, uint32_t crc2, uint64_t len2)
 {
     for (int k = 0; len2; k++, len2 >>= 1)
         if (len2 & 1)
-            crc1 = gf2_mul(x8pow2k(k), crc1);
+            crc1 = dw_crc32c_gf2_mul(x8pow2k(k), crc1);
     return crc1 ^ crc2;
 }
 

@@ -13,6 +13,9 @@ typedef struct dw_crc32c_ops {
 /* Raw register update (no inversion), portable; for tails and tests. */
 uint32_t dw_crc32c_portable_raw(uint32_t c, const uint8_t *p, size_t n);
 
+/* a * b mod P in GF(2)[x], both in reflected (CRC register) order. */
+uint32_t dw_crc32c_gf2_mul(uint32_t a, uint32_t b);
+
 /* The x86 fast paths (lib/crc32c_x86.c): ops for impl, or NULL when the
  * CPU or the build lacks it. Checks CPUID once. */
 const dw_crc32c_ops *dw_crc32c_fast_ops(dw_crc32c_impl impl);

@@ -86,17 +86,6 @@ INLINE T_SSE42 uint32_t crc_tail(uint32_t c32, uint8_t *d, const uint8_t *p,
 static uint32_t shift_tab[2][4][256];
 static int shift_state; /* 0 none, 1 building, 2 ready */
 
-static uint32_t mulmod(uint32_t a, uint32_t b)
-{
-    uint32_t r = 0;
-    for (int i = 0; i < 32; i++) {
-        r ^= b & (0u - (a >> 31));
-        a <<= 1;
-        b = (b >> 1) ^ (POLY & (0u - (b & 1)));
-    }
-    return r;
-}
-
 static uint32_t xpow(uint64_t n)
 {
     uint32_t v = 0x80000000u; /* x^0 */
@@ -115,7 +104,7 @@ static void shift_init(void)
             uint32_t x = xpow(8 * len[t]);
             for (int k = 0; k < 4; k++)
                 for (uint32_t b = 0; b < 256; b++)
-                    shift_tab[t][k][b] = mulmod(b << (8 * k), x);
+                    shift_tab[t][k][b] = dw_crc32c_gf2_mul(b << (8 * k), x);
         }
         __atomic_store_n(&shift_state, 2, __ATOMIC_RELEASE);
         return;
