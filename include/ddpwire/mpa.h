@@ -334,6 +334,76 @@ ssize_t dw_mpa_startup_decode(dw_mpa_startup *out, const uint8_t *in, size_t len
  */
 ssize_t dw_mpa_startup_encode(uint8_t *out, size_t cap, const dw_mpa_startup *f);
 
+
+/* ------------------------------------------------------------------ */
+/* Start-up negotiation (RFC 5044 section 7.1), sans-I/O                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The initiator sends a request and waits for the reply; the responder
+ * waits for the request and answers. Each side's MPA mode (and its first
+ * marker) starts right after its own frame; the initiator sends no FPDU
+ * before the reply. Markers are used in a direction when the receiver of
+ * that direction set M in its frame; CRC is used in both directions when
+ * either frame set C. These functions only compute; the transport moves
+ * the octets.
+ */
+typedef struct dw_mpa_nego_settings {
+    /** Ask for markers in our receive direction (M). */
+    int want_markers;
+    /** Ask for CRC (C). */
+    int want_crc;
+    /** Accept sending markers when the peer asks (0: reject, as siw does). */
+    int allow_markers;
+    /** Revision to send (1: RFC 5044). */
+    uint8_t rev;
+    /** Our private data (at most 512 octets). */
+    const uint8_t *pd;
+    uint16_t pd_len;
+} dw_mpa_nego_settings;
+
+/** Defaults: want markers and CRC, allow markers, revision 1, no data. */
+void dw_mpa_nego_settings_default(dw_mpa_nego_settings *s);
+
+/** What was agreed (or refused). */
+typedef struct dw_mpa_nego_result {
+    /** 1 when the connection goes to MPA mode; 0 when it was rejected. */
+    int accepted;
+    /** Markers in our send direction (the peer set M). */
+    int tx_markers;
+    /** Markers in our receive direction (we set M). */
+    int rx_markers;
+    /** CRC in both directions (either side set C). */
+    int crc;
+    /** The peer's frame. */
+    dw_mpa_startup peer;
+} dw_mpa_nego_result;
+
+/** Initiator: writes the request frame. Returns its length or an error. */
+ssize_t dw_mpa_nego_request(const dw_mpa_nego_settings *s, uint8_t *out, size_t cap);
+
+/**
+ * Responder: decodes the peer's request at in and writes the reply into
+ * reply (cap octets; DW_MPA_STARTUP_HDR_LEN + pd_len is enough), setting
+ * *reply_len. Rejects (R set, result.accepted 0) a peer that wants markers
+ * when allow_markers is 0, or speaks a revision other than 1 or 2.
+ * Returns the request's length (octets consumed), DW_ERR_NEED_MORE, or
+ * DW_ERR_MALFORMED when the peer is not an MPA initiator (an enablement
+ * error: a reply key, or anything that is not a start-up frame).
+ */
+ssize_t dw_mpa_nego_respond(const dw_mpa_nego_settings *s, const uint8_t *in,
+                            size_t len, uint8_t *reply, size_t cap,
+                            size_t *reply_len, dw_mpa_nego_result *res);
+
+/**
+ * Initiator: decodes the reply at in. Returns its length, DW_ERR_NEED_MORE,
+ * or DW_ERR_MALFORMED (not a reply: an enablement error). A reply with R
+ * set gives result.accepted 0. A reply that accepts but asks for markers
+ * we do not allow is also refused (accepted 0).
+ */
+ssize_t dw_mpa_nego_on_reply(const dw_mpa_nego_settings *s, const uint8_t *in,
+                             size_t len, dw_mpa_nego_result *res);
+
 /** Name of an MPA error code ("CRC mismatch", ...). */
 const char *dw_mpa_strerror(dw_mpa_error code);
 
