@@ -11,10 +11,10 @@ static void test_names(void)
     CHECK(strcmp(dw_err_name(12345), "DW_ERR_UNKNOWN") == 0);
     CHECK(strcmp(dw_strerror(12345), "unknown error") == 0);
     CHECK(DW_ERR_NEED_MORE != DW_ERR_MALFORMED);
-    for (int e = 0; e >= DW_ERR_STATE; e--) {
+    for (int e = 0; e >= DW_ERR_LAST; e--) {
         CHECK(strncmp(dw_err_name(e), "DW_ERR_", 7) == 0);
         CHECK(strcmp(dw_err_name(e), "DW_ERR_UNKNOWN") != 0);
-        for (int f = e - 1; f >= DW_ERR_STATE; f--)
+        for (int f = e - 1; f >= DW_ERR_LAST; f--)
             CHECK(strcmp(dw_strerror(e), dw_strerror(f)) != 0);
     }
     CHECK(strcmp(dw_version(), DW_VERSION_STRING) == 0);

@@ -48,7 +48,15 @@ const char *dw_version(void);
     X(PROTO, -8, "protocol error reported; stream stopped")                   \
     X(CALLBACK, -9, "a callback asked to stop")                               \
     X(UNSUPPORTED, -10, "not supported on this machine or build")             \
-    X(STATE, -11, "operation not allowed in this state")
+    X(STATE, -11, "operation not allowed in this state")                      \
+    X(IO, -12, "system call failed (see errno)")                              \
+    X(TIMEOUT, -13, "timed out")                                              \
+    X(REJECTED, -14, "the peer rejected the MPA connection")                  \
+    X(ENABLEMENT, -15, "the peer does not speak MPA in this start-up mode")   \
+    X(CLOSED, -16, "connection closed")
+
+/** The last (most negative) DW_ERR_* value. */
+#define DW_ERR_LAST DW_ERR_CLOSED
 
 typedef enum dw_err {
 #define DW_ERR_ENUM_(name, value, text) DW_ERR_##name = (value),

@@ -1,0 +1,124 @@
+/*
+ * MPA over a real TCP socket (Linux): the adapter that drives the sans-I/O
+ * MPA sender, receiver and start-up negotiation. This is the only part of
+ * ddpwire that makes system calls on connections.
+ *
+ * Blocking use: dw_sock_connect() / dw_sock_accept() return a connection in
+ * MPA mode (after the RFC 5044 exchange when negotiating); dw_sock_send()
+ * sends records; dw_sock_recv() reads once and calls back with verified
+ * ULPDUs. The descriptor (dw_sock_fd) can be put in an epoll set by the
+ * caller; dw_sock_recv() then reads what is there without blocking when
+ * the descriptor is non-blocking.
+ */
+#ifndef DDPWIRE_MPA_SOCK_H
+#define DDPWIRE_MPA_SOCK_H
+
+#include <ddpwire/mpa.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** How MPA mode begins (MPA 8.1). */
+typedef enum dw_sock_startup {
+    /** At the first octet after the TCP handshake (first marker 0). */
+    DW_SOCK_IMMEDIATE = 0,
+    /** After the RFC 5044 request/reply exchange. */
+    DW_SOCK_NEGOTIATE = 1
+} dw_sock_startup;
+
+typedef struct dw_sock_opts {
+    dw_sock_startup startup;
+    /** Immediate: markers both ways. Negotiate: markers wanted for our
+     *  receive direction (M); the peer decides ours. */
+    int markers;
+    /** Immediate: CRC both ways. Negotiate: CRC wanted (C). */
+    int crc;
+    /** Negotiate: agree to send markers when the peer asks. */
+    int allow_markers;
+    /** Aligned (each FPDU its own segment) or packed (see dw_sock_sendv). */
+    dw_mpa_seg_mode seg_mode;
+    dw_mpa_ptr_base ptr_base;
+    /** Negotiate: private data to send (at most 512 octets). */
+    const uint8_t *pd;
+    uint16_t pd_len;
+    /** Start-up and receive timeout in milliseconds (0: none). */
+    int timeout_ms;
+    /** Receiver callbacks and their user data (on_ulpdu required). */
+    dw_mpa_rx_callbacks cb;
+    void *user_data;
+} dw_sock_opts;
+
+/** Defaults: immediate, markers and CRC, aligned, 10 s timeout. */
+void dw_sock_opts_default(dw_sock_opts *o);
+
+typedef struct dw_sock dw_sock;
+
+/** What the start-up agreed (for immediate mode: the options). */
+typedef struct dw_sock_info {
+    int tx_markers, rx_markers, crc;
+    uint32_t emss;   /* TCP_MAXSEG when last read */
+    uint32_t mulpdu; /* MPA 7.3.1 for that EMSS */
+    /** Negotiate: the peer's frame (private data valid while s lives). */
+    dw_mpa_startup peer;
+} dw_sock_info;
+
+/**
+ * Connects to host:port (IPv4 or IPv6, names resolved) and enters MPA
+ * mode as the initiator. Returns 0, DW_ERR_IO (errno set), DW_ERR_TIMEOUT,
+ * DW_ERR_REJECTED, DW_ERR_ENABLEMENT or DW_ERR_NOMEM. err (may be NULL)
+ * receives one line saying what happened.
+ */
+int dw_sock_connect(dw_sock **ps, const char *host, const char *port,
+                    const dw_sock_opts *o, char *err, size_t errlen);
+
+/** Opens a listening socket on host (NULL: any, IPv6 and IPv4) and port. */
+int dw_sock_listen(int *pfd, const char *host, const char *port, char *err,
+                   size_t errlen);
+
+/** Accepts one connection on lfd and enters MPA mode as the responder. */
+int dw_sock_accept(dw_sock **ps, int lfd, const dw_sock_opts *o, char *err,
+                   size_t errlen);
+
+/**
+ * Sends one record (1..64768 octets) as one FPDU, zero-copy from rec. In
+ * aligned mode the FPDU is sent as its own record (MSG_EOR), so the kernel
+ * does not append later data to its segment. Returns 0 or a DW_ERR_*;
+ * partial writes are resumed, so a record is sent whole or the connection
+ * has failed (MPA 7.3).
+ */
+int dw_sock_send(dw_sock *s, const void *rec, size_t len);
+
+/**
+ * Sends n records. Packed mode groups whole FPDUs up to EMSS per sendmsg;
+ * aligned mode sends each FPDU as its own record.
+ */
+int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n);
+
+/**
+ * Reads what the socket has (blocking unless the descriptor is
+ * non-blocking) and feeds the receiver, which calls back. Returns octets
+ * read (> 0), 0 when a non-blocking read found nothing, or: DW_ERR_CLOSED
+ * after the peer's orderly close at an FPDU boundary, DW_ERR_PROTO after an
+ * MPA error (reported through on_error: FIN/RST/timeout inside an FPDU is
+ * code 1), DW_ERR_ENABLEMENT (immediate mode: the peer's first octets are
+ * not a zero marker), DW_ERR_TIMEOUT, DW_ERR_IO.
+ */
+ssize_t dw_sock_recv(dw_sock *s);
+
+/** Shuts down our sending direction (FIN) after what was sent. */
+int dw_sock_shutdown(dw_sock *s);
+
+/** The agreement and the current EMSS / MULPDU (re-read from TCP_MAXSEG). */
+void dw_sock_get_info(dw_sock *s, dw_sock_info *info);
+
+int dw_sock_fd(const dw_sock *s);
+
+/** Closes the connection and frees everything; NULL is allowed. */
+void dw_sock_close(dw_sock *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DDPWIRE_MPA_SOCK_H */

@@ -1,0 +1,484 @@
+/* MPA over Linux TCP sockets: the adapter around the sans-I/O core. */
+#include <ddpwire/mpa_sock.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define RBUF 65536u
+#define IOV_CAP 1024u     /* IOV_MAX: one sendmsg at most */
+#define EMSS_REREAD 256u  /* sends between TCP_MAXSEG reads (path MTU) */
+
+struct dw_sock {
+    int fd;
+    dw_sock_opts o;
+    dw_sock_info info;
+    dw_mpa_tx *tx;
+    dw_mpa_rx *rx;
+    uint8_t *rbuf;
+    size_t left_at, left_n; /* octets read past the peer's start-up frame */
+    unsigned zero_seen;     /* immediate mode: octets of the first marker checked */
+    unsigned sends;
+    uint8_t peer_frame[DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX];
+    struct iovec iov[IOV_CAP];
+};
+
+void dw_sock_opts_default(dw_sock_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->startup = DW_SOCK_IMMEDIATE;
+    o->markers = 1;
+    o->crc = 1;
+    o->allow_markers = 1;
+    o->seg_mode = DW_MPA_SEG_ALIGNED;
+    o->timeout_ms = 10000;
+}
+
+static int say(char *err, size_t n, int rc, const char *fmt, const char *what)
+{
+    if (err && n)
+        snprintf(err, n, fmt, what);
+    return rc;
+}
+
+static void set_timeouts(int fd, int ms)
+{
+    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+static void read_emss(dw_sock *s)
+{
+    int mss = 0;
+    socklen_t l = sizeof mss;
+    if (getsockopt(s->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &l) == 0 && mss > 0) {
+        s->info.emss = (uint32_t)mss;
+        dw_mpa_tx_set_emss(s->tx, (uint32_t)mss); /* MPA 7.3.1 follows EMSS */
+    }
+    s->info.mulpdu = dw_mpa_tx_mulpdu(s->tx);
+}
+
+/* The sender and receiver for what was agreed. */
+static int make_mpa(dw_sock *s)
+{
+    dw_mpa_tx_settings ts;
+    dw_mpa_rx_settings rs;
+    dw_mpa_tx_settings_default(&ts);
+    ts.markers = s->info.tx_markers;
+    ts.crc = s->info.crc;
+    ts.seg_mode = s->o.seg_mode;
+    ts.ptr_base = s->o.ptr_base;
+    dw_mpa_rx_settings_default(&rs);
+    rs.markers = s->info.rx_markers;
+    rs.crc = s->info.crc;
+    int rc = dw_mpa_tx_new(&s->tx, &ts);
+    if (!rc)
+        rc = dw_mpa_rx_new(&s->rx, &rs, &s->o.cb, s->o.user_data);
+    if (!rc)
+        read_emss(s);
+    return rc;
+}
+
+static dw_sock *sock_new(int fd, const dw_sock_opts *o)
+{
+    dw_sock *s = calloc(1, sizeof *s);
+    if (!s || !(s->rbuf = malloc(RBUF))) {
+        free(s);
+        return NULL;
+    }
+    s->fd = fd;
+    s->o = *o;
+    int one = 1; /* MPA 7.3: Nagle off, so FPDUs leave as framed */
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (o->timeout_ms > 0)
+        set_timeouts(fd, o->timeout_ms);
+    return s;
+}
+
+/* Reads more octets of the start-up frame into rbuf[*have..]. */
+static int read_more(dw_sock *s, size_t *have)
+{
+    for (;;) {
+        ssize_t n = read(s->fd, s->rbuf + *have, RBUF - *have);
+        if (n > 0) {
+            *have += (size_t)n;
+            return 0;
+        }
+        if (n == 0)
+            return DW_ERR_CLOSED;
+        if (errno == EINTR)
+            continue;
+        return errno == EAGAIN || errno == EWOULDBLOCK ? DW_ERR_TIMEOUT : DW_ERR_IO;
+    }
+}
+
+static int write_all(int fd, struct iovec *iov, int cnt, int flags)
+{
+    struct msghdr m = {0};
+    while (cnt > 0) {
+        m.msg_iov = iov;
+        m.msg_iovlen = (size_t)cnt;
+        ssize_t n = sendmsg(fd, &m, flags | MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno == EAGAIN || errno == EWOULDBLOCK ? DW_ERR_TIMEOUT : DW_ERR_IO;
+        }
+        while (cnt > 0 && (size_t)n >= iov->iov_len)
+            n -= (ssize_t)iov->iov_len, iov++, cnt--;
+        if (cnt > 0) {
+            iov->iov_base = (uint8_t *)iov->iov_base + n;
+            iov->iov_len -= (size_t)n;
+        }
+    }
+    return 0;
+}
+
+/* Reads until a whole frame decodes; keeps what follows it. */
+static ssize_t read_frame(dw_sock *s, size_t *have,
+                          ssize_t (*decode)(dw_sock *, size_t, void *), void *arg)
+{
+    for (;;) {
+        ssize_t n = decode(s, *have, arg);
+        if (n != DW_ERR_NEED_MORE)
+            return n == DW_ERR_MALFORMED ? DW_ERR_ENABLEMENT : n;
+        int rc = read_more(s, have);
+        if (rc)
+            return rc;
+    }
+}
+
+static void keep_peer(dw_sock *s, const dw_mpa_nego_result *r, size_t used, size_t have)
+{
+    memcpy(s->peer_frame, s->rbuf, used);
+    s->info.peer = r->peer;
+    s->info.peer.pd = s->peer_frame + DW_MPA_STARTUP_HDR_LEN;
+    s->info.tx_markers = r->tx_markers;
+    s->info.rx_markers = r->rx_markers;
+    s->info.crc = r->crc;
+    s->left_at = used;
+    s->left_n = have - used;
+}
+
+static void nego_settings(const dw_sock_opts *o, dw_mpa_nego_settings *ns)
+{
+    dw_mpa_nego_settings_default(ns);
+    ns->want_markers = o->markers;
+    ns->want_crc = o->crc;
+    ns->allow_markers = o->allow_markers;
+    ns->pd = o->pd;
+    ns->pd_len = o->pd_len;
+}
+
+typedef struct nego_arg {
+    dw_mpa_nego_settings ns;
+    dw_mpa_nego_result res;
+    uint8_t reply[DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX];
+    size_t reply_len;
+} nego_arg;
+
+static ssize_t dec_reply(dw_sock *s, size_t have, void *p)
+{
+    nego_arg *a = p;
+    return dw_mpa_nego_on_reply(&a->ns, s->rbuf, have, &a->res);
+}
+
+static ssize_t dec_request(dw_sock *s, size_t have, void *p)
+{
+    nego_arg *a = p;
+    return dw_mpa_nego_respond(&a->ns, s->rbuf, have, a->reply, sizeof a->reply,
+                               &a->reply_len, &a->res);
+}
+
+/* RFC 5044 7.1: request, wait for the reply; MPA mode after our frame. */
+static int start_initiator(dw_sock *s)
+{
+    nego_arg a;
+    uint8_t req[DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX];
+    nego_settings(&s->o, &a.ns);
+    ssize_t n = dw_mpa_nego_request(&a.ns, req, sizeof req);
+    if (n < 0)
+        return (int)n;
+    struct iovec v = {req, (size_t)n};
+    int rc = write_all(s->fd, &v, 1, 0);
+    size_t have = 0;
+    if (!rc && (n = read_frame(s, &have, dec_reply, &a)) < 0)
+        rc = (int)n;
+    if (rc)
+        return rc;
+    keep_peer(s, &a.res, (size_t)n, have);
+    return a.res.accepted ? 0 : DW_ERR_REJECTED;
+}
+
+static int start_responder(dw_sock *s)
+{
+    nego_arg a;
+    size_t have = 0;
+    nego_settings(&s->o, &a.ns);
+    ssize_t n = read_frame(s, &have, dec_request, &a);
+    if (n < 0)
+        return (int)n;
+    keep_peer(s, &a.res, (size_t)n, have);
+    struct iovec v = {a.reply, a.reply_len};
+    int rc = write_all(s->fd, &v, 1, 0);
+    return rc ? rc : a.res.accepted ? 0 : DW_ERR_REJECTED;
+}
+
+static const char *what(int rc)
+{
+    switch (rc) {
+    case DW_ERR_REJECTED:
+        return "the peer rejected the MPA connection (MPA reply with R set)";
+    case DW_ERR_ENABLEMENT:
+        return "enablement error: the peer is not an MPA peer in negotiated mode";
+    case DW_ERR_CLOSED:
+        return "the peer closed the connection during MPA start-up";
+    case DW_ERR_TIMEOUT:
+        return "timed out waiting for the peer's MPA start-up frame";
+    default:
+        return rc == DW_ERR_IO ? strerror(errno) : dw_strerror(rc);
+    }
+}
+
+static int setup(dw_sock **ps, int fd, const dw_sock_opts *o, int initiator,
+                 char *err, size_t errlen)
+{
+    *ps = NULL;
+    if (!o->cb.on_ulpdu) {
+        close(fd);
+        return say(err, errlen, DW_ERR_INVAL, "%s", "no on_ulpdu callback");
+    }
+    dw_sock *s = sock_new(fd, o);
+    if (!s) {
+        close(fd);
+        return say(err, errlen, DW_ERR_NOMEM, "%s", "out of memory");
+    }
+    int rc = 0;
+    if (o->startup == DW_SOCK_NEGOTIATE)
+        rc = initiator ? start_initiator(s) : start_responder(s);
+    else
+        s->info.tx_markers = s->info.rx_markers = o->markers, s->info.crc = o->crc;
+    if (!rc)
+        rc = make_mpa(s);
+    if (rc) {
+        say(err, errlen, rc, "%s", what(rc));
+        dw_sock_close(s);
+        return rc;
+    }
+    *ps = s;
+    return 0;
+}
+
+static struct addrinfo *resolve(const char *host, const char *port, int passive,
+                                char *err, size_t errlen)
+{
+    struct addrinfo hints = {0}, *res = NULL;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = passive ? AI_PASSIVE : 0;
+    int g = getaddrinfo(host, port, &hints, &res);
+    if (g) {
+        say(err, errlen, 0, "cannot resolve: %s", gai_strerror(g));
+        return NULL;
+    }
+    return res;
+}
+
+int dw_sock_connect(dw_sock **ps, const char *host, const char *port,
+                    const dw_sock_opts *o, char *err, size_t errlen)
+{
+    struct addrinfo *res = resolve(host, port, 0, err, errlen), *a;
+    int fd = -1;
+    if (!res)
+        return DW_ERR_IO;
+    for (a = res; a && fd < 0; a = a->ai_next) {
+        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
+            int e = errno;
+            close(fd);
+            fd = -1;
+            errno = e;
+        }
+    }
+    freeaddrinfo(res);
+    if (fd < 0)
+        return say(err, errlen, DW_ERR_IO, "connect: %s", strerror(errno));
+    return setup(ps, fd, o, 1, err, errlen);
+}
+
+int dw_sock_listen(int *pfd, const char *host, const char *port, char *err,
+                   size_t errlen)
+{
+    struct addrinfo *res = resolve(host, port, 1, err, errlen), *a;
+    int fd = -1, one = 1, zero = 0;
+    if (!res)
+        return DW_ERR_IO;
+    /* prefer IPv6 with IPv4 mapped in, when listening on any address */
+    for (int pass = 0; pass < 2 && fd < 0; pass++)
+        for (a = res; a && fd < 0; a = a->ai_next) {
+            if (pass == 0 && a->ai_family != AF_INET6)
+                continue;
+            fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+            if (fd < 0)
+                continue;
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+            if (a->ai_family == AF_INET6)
+                setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+            if (bind(fd, a->ai_addr, a->ai_addrlen) || listen(fd, 4096)) {
+                int e = errno;
+                close(fd);
+                fd = -1;
+                errno = e;
+            }
+        }
+    freeaddrinfo(res);
+    if (fd < 0)
+        return say(err, errlen, DW_ERR_IO, "listen: %s", strerror(errno));
+    *pfd = fd;
+    return 0;
+}
+
+int dw_sock_accept(dw_sock **ps, int lfd, const dw_sock_opts *o, char *err,
+                   size_t errlen)
+{
+    int fd;
+    do
+        fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return say(err, errlen, DW_ERR_IO, "accept: %s", strerror(errno));
+    return setup(ps, fd, o, 0, err, errlen);
+}
+
+static void maybe_reread_emss(dw_sock *s)
+{
+    if (++s->sends % EMSS_REREAD == 0)
+        read_emss(s);
+}
+
+int dw_sock_send(dw_sock *s, const void *rec, size_t len)
+{
+    struct iovec one = {(void *)rec, len};
+    return dw_sock_sendv(s, &one, 1);
+}
+
+int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n)
+{
+    size_t cnt = 0, group = 0;
+    int packed = s->o.seg_mode == DW_MPA_SEG_PACKED;
+    for (size_t i = 0; i < n; i++) {
+        maybe_reread_emss(s);
+        size_t need = dw_mpa_fpdu_len(dw_mpa_tx_pos(s->tx), recs[i].iov_len,
+                                      s->info.tx_markers);
+        /* a group ends where the next FPDU would not fit (MPA 7.3) */
+        if (cnt && (!packed || group + need > s->info.emss ||
+                    cnt + DW_MPA_FPDU_IOV_MAX > IOV_CAP)) {
+            int rc = write_all(s->fd, s->iov, (int)cnt, MSG_EOR);
+            if (rc)
+                return rc;
+            cnt = group = 0;
+        }
+        dw_mpa_fpdu_info fi;
+        ssize_t f = dw_mpa_tx_frame(s->tx, recs[i].iov_base, recs[i].iov_len,
+                                    s->iov + cnt, IOV_CAP - cnt, &fi);
+        if (f < 0)
+            return (int)f;
+        cnt += fi.iovcnt;
+        group += (size_t)f;
+    }
+    return cnt ? write_all(s->fd, s->iov, (int)cnt, MSG_EOR) : 0;
+}
+
+/* Immediate mode with markers: MPA's first four octets are a zero marker
+ * (MPA 8.1); anything else means the peer is not in MPA mode. */
+static int check_first_marker(dw_sock *s, const uint8_t *p, size_t n)
+{
+    for (; s->zero_seen < 4 && n; s->zero_seen++, p++, n--)
+        if (*p)
+            return DW_ERR_ENABLEMENT;
+    return 0;
+}
+
+static ssize_t feed(dw_sock *s, const uint8_t *p, size_t n)
+{
+    if (s->o.startup == DW_SOCK_IMMEDIATE && s->info.rx_markers &&
+        check_first_marker(s, p, n))
+        return DW_ERR_ENABLEMENT;
+    while (n) {
+        ssize_t r = dw_mpa_rx_feed(s->rx, p, n);
+        if (r < 0)
+            return r;
+        p += r, n -= (size_t)r;
+    }
+    return 0;
+}
+
+static ssize_t ended(dw_sock *s, dw_mpa_close_reason why)
+{
+    int rc = dw_mpa_rx_close(s->rx, why); /* MPA 9 code 1 through on_error */
+    if (why == DW_MPA_CLOSE_TIMEOUT)
+        return DW_ERR_TIMEOUT;
+    return rc == 0 && why == DW_MPA_CLOSE_FIN ? DW_ERR_CLOSED : DW_ERR_PROTO;
+}
+
+ssize_t dw_sock_recv(dw_sock *s)
+{
+    if (s->left_n) { /* octets that came with the peer's start-up frame */
+        size_t n = s->left_n;
+        s->left_n = 0;
+        memmove(s->rbuf, s->rbuf + s->left_at, n);
+        ssize_t r = feed(s, s->rbuf, n);
+        return r < 0 ? r : (ssize_t)n;
+    }
+    ssize_t n;
+    do
+        n = read(s->fd, s->rbuf, RBUF);
+    while (n < 0 && errno == EINTR);
+    if (n > 0) {
+        ssize_t r = feed(s, s->rbuf, (size_t)n);
+        return r < 0 ? r : n;
+    }
+    if (n == 0)
+        return ended(s, DW_MPA_CLOSE_FIN);
+    if (errno == EAGAIN || errno == EWOULDBLOCK)
+        return fcntl(s->fd, F_GETFL) & O_NONBLOCK ? 0 : ended(s, DW_MPA_CLOSE_TIMEOUT);
+    if (errno == ECONNRESET)
+        return ended(s, DW_MPA_CLOSE_RST);
+    ended(s, DW_MPA_CLOSE_LOST);
+    return DW_ERR_IO;
+}
+
+int dw_sock_shutdown(dw_sock *s)
+{
+    return shutdown(s->fd, SHUT_WR) ? DW_ERR_IO : 0;
+}
+
+void dw_sock_get_info(dw_sock *s, dw_sock_info *info)
+{
+    read_emss(s);
+    *info = s->info;
+}
+
+int dw_sock_fd(const dw_sock *s)
+{
+    return s->fd;
+}
+
+void dw_sock_close(dw_sock *s)
+{
+    if (!s)
+        return;
+    close(s->fd);
+    dw_mpa_tx_del(s->tx);
+    dw_mpa_rx_del(s->rx);
+    free(s->rbuf);
+    free(s);
+}

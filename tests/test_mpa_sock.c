@@ -1,0 +1,272 @@
+/*
+ * MPA over real loopback TCP (IPv4 and IPv6): both start-up modes, both
+ * segmentation modes, records verified end to end; a rejected negotiation;
+ * mismatched start-up modes and a plain TCP peer refused fast (enablement
+ * errors); a connection that ends inside an FPDU reported as MPA code 1.
+ */
+#include <ddpwire/mpa_sock.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "test.h"
+
+#define NREC 3000
+
+static uint8_t pool[1 << 20];
+
+typedef struct side {
+    dw_sock_opts o;
+    int lfd;            /* server: listening socket */
+    int rc;             /* accept/connect result */
+    size_t got, bad;    /* records received, mismatched */
+    uint64_t bytes;
+    int mpa_err;        /* MPA code reported */
+    ssize_t last;       /* last dw_sock_recv result */
+    dw_sock_info info;
+} side;
+
+static size_t rec_len(size_t i)
+{
+    return 1 + (i * 7919) % (i % 3 ? 1400 : 16000);
+}
+
+static int on_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, void *u)
+{
+    side *s = u;
+    (void)rx, (void)off;
+    size_t i = s->got++;
+    s->bad += len != rec_len(i) || memcmp(d, pool + i % 4096, len) != 0;
+    s->bytes += len;
+    return 0;
+}
+
+static void on_error(dw_mpa_rx *rx, const dw_mpa_rx_error *e, void *u)
+{
+    (void)rx;
+    ((side *)u)->mpa_err = (int)e->code;
+}
+
+static void *server(void *p)
+{
+    side *s = p;
+    dw_sock *c;
+    char err[200];
+    s->rc = dw_sock_accept(&c, s->lfd, &s->o, err, sizeof err);
+    if (s->rc)
+        return NULL;
+    dw_sock_get_info(c, &s->info);
+    while ((s->last = dw_sock_recv(c)) > 0)
+        ;
+    dw_sock_close(c);
+    return NULL;
+}
+
+static int listen_any(const char *host, char *port)
+{
+    int fd;
+    char err[200];
+    if (dw_sock_listen(&fd, host, "0", err, sizeof err))
+        return -1;
+    struct sockaddr_storage a;
+    socklen_t l = sizeof a;
+    getsockname(fd, (struct sockaddr *)&a, &l);
+    unsigned pn = ntohs(a.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port
+                                                : ((struct sockaddr_in *)&a)->sin_port);
+    snprintf(port, 16, "%u", pn);
+    return fd;
+}
+
+static void opts(dw_sock_opts *o, side *s, int nego, int markers, int pack)
+{
+    dw_sock_opts_default(o);
+    o->startup = nego ? DW_SOCK_NEGOTIATE : DW_SOCK_IMMEDIATE;
+    o->markers = markers;
+    o->seg_mode = pack ? DW_MPA_SEG_PACKED : DW_MPA_SEG_ALIGNED;
+    o->timeout_ms = 5000;
+    o->cb = (dw_mpa_rx_callbacks){on_ulpdu, on_error, NULL};
+    o->user_data = s;
+}
+
+/* One transfer client -> server; returns the client's connect result. */
+static int transfer(const char *host, int nego_c, int nego_s, int mk_c, int mk_s,
+                    int pack, side *srv, side *cli)
+{
+    char port[16];
+    memset(srv, 0, sizeof *srv);
+    memset(cli, 0, sizeof *cli);
+    opts(&srv->o, srv, nego_s, mk_s, pack);
+    opts(&cli->o, cli, nego_c, mk_c, pack);
+    srv->lfd = listen_any(host, port);
+    CHECK(srv->lfd >= 0);
+    pthread_t t;
+    pthread_create(&t, NULL, server, srv);
+    dw_sock *c;
+    char err[200];
+    cli->rc = dw_sock_connect(&c, host, port, &cli->o, err, sizeof err);
+    if (!cli->rc) {
+        dw_sock_get_info(c, &cli->info);
+        static struct iovec v[64];
+        for (size_t i = 0; i < NREC; i += 64) {
+            size_t n = 0;
+            for (size_t k = i; k < i + 64 && k < NREC; k++)
+                v[n++] = (struct iovec){pool + k % 4096, rec_len(k)};
+            if (dw_sock_sendv(c, v, n))
+                break;
+        }
+        dw_sock_shutdown(c);
+        while (dw_sock_recv(c) > 0) /* until the server closes */
+            ;
+        dw_sock_close(c);
+    }
+    pthread_join(t, NULL);
+    close(srv->lfd);
+    return cli->rc;
+}
+
+static void test_transfers(void)
+{
+    static const char *const hosts[] = {"127.0.0.1", "::1"};
+    for (int h = 0; h < 2; h++)
+        for (int m = 0; m < 8; m++) {
+            int nego = m & 1, markers = m >> 1 & 1, pack = m >> 2 & 1;
+            side srv, cli;
+            CHECK_EQ_U(transfer(hosts[h], nego, nego, markers, markers, pack, &srv, &cli), 0);
+            CHECK_EQ_U(srv.rc, 0);
+            CHECK_EQ_U(srv.got, NREC);
+            CHECK_EQ_U(srv.bad, 0);
+            CHECK_EQ_U(srv.last, DW_ERR_CLOSED); /* clean FIN at an FPDU boundary */
+            CHECK_EQ_U(cli.info.tx_markers, markers);
+            CHECK_EQ_U(srv.info.rx_markers, markers);
+            CHECK(cli.info.emss >= 536 && cli.info.mulpdu == dw_mpa_mulpdu(cli.info.emss, markers));
+        }
+}
+
+/* Per direction: the server wants markers, the client does not. */
+static void test_asymmetric_markers(void)
+{
+    side srv, cli;
+    CHECK_EQ_U(transfer("127.0.0.1", 1, 1, 0, 1, 0, &srv, &cli), 0);
+    CHECK(cli.info.tx_markers == 1 && cli.info.rx_markers == 0);
+    CHECK(srv.info.tx_markers == 0 && srv.info.rx_markers == 1);
+    CHECK_EQ_U(srv.got, NREC);
+    CHECK_EQ_U(srv.bad, 0);
+}
+
+static void test_rejected(void)
+{
+    side srv, cli;
+    memset(&srv, 0, sizeof srv);
+    char port[16], err[200];
+    opts(&srv.o, &srv, 1, 0, 0);
+    srv.o.allow_markers = 0; /* like siw */
+    srv.lfd = listen_any("127.0.0.1", port);
+    pthread_t t;
+    pthread_create(&t, NULL, server, &srv);
+    opts(&cli.o, &cli, 1, 1, 0);
+    dw_sock *c;
+    CHECK_EQ_U(dw_sock_connect(&c, "127.0.0.1", port, &cli.o, err, sizeof err), DW_ERR_REJECTED);
+    CHECK(strstr(err, "rejected") != NULL);
+    pthread_join(t, NULL);
+    CHECK_EQ_U(srv.rc, DW_ERR_REJECTED);
+    close(srv.lfd);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Mismatched start-up modes: each side fails fast with a clear error. */
+static void test_mode_mismatch(void)
+{
+    for (int who = 0; who < 2; who++) {
+        side srv, cli;
+        double t0 = now();
+        int rc = transfer("127.0.0.1", who, !who, 1, 1, 0, &srv, &cli);
+        if (who) { /* client negotiates, server immediate: server sees "MPA ID" */
+            CHECK_EQ_U(rc, DW_ERR_CLOSED);
+            CHECK_EQ_U(srv.last, DW_ERR_ENABLEMENT);
+        } else { /* client immediate, server negotiates: sees a zero marker */
+            CHECK_EQ_U(srv.rc, DW_ERR_ENABLEMENT);
+        }
+        CHECK_EQ_U(srv.got, 0);
+        CHECK(now() - t0 < 2.0);
+    }
+}
+
+/* A plain TCP client (an HTTP request) against MPA servers of both modes. */
+static void test_plain_tcp_peer(void)
+{
+    for (int nego = 0; nego < 2; nego++) {
+        side srv;
+        memset(&srv, 0, sizeof srv);
+        char port[16];
+        opts(&srv.o, &srv, nego, 1, 0);
+        srv.lfd = listen_any("127.0.0.1", port);
+        pthread_t t;
+        pthread_create(&t, NULL, server, &srv);
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port))};
+        inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+        CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == 0);
+        const char req[] = "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n";
+        CHECK(write(fd, req, sizeof req - 1) == (ssize_t)(sizeof req - 1));
+        double t0 = now();
+        pthread_join(t, NULL);
+        CHECK(now() - t0 < 2.0);
+        CHECK(nego ? srv.rc == DW_ERR_ENABLEMENT : srv.last == DW_ERR_ENABLEMENT);
+        CHECK_EQ_U(srv.got, 0);
+        close(fd);
+        close(srv.lfd);
+    }
+}
+
+/* The client dies in the middle of an FPDU: MPA code 1, not clean. */
+static void test_truncated(void)
+{
+    side srv;
+    memset(&srv, 0, sizeof srv);
+    char port[16];
+    opts(&srv.o, &srv, 0, 1, 0);
+    srv.lfd = listen_any("127.0.0.1", port);
+    pthread_t t;
+    pthread_create(&t, NULL, server, &srv);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port))};
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    uint8_t fpdu[64];
+    dw_mpa_tx *tx;
+    dw_mpa_tx_new(&tx, NULL);
+    ssize_t n = dw_mpa_tx_frame_into(tx, pool, rec_len(0), fpdu, sizeof fpdu, NULL);
+    CHECK(n > 0 && write(fd, fpdu, (size_t)n) == n);
+    n = dw_mpa_tx_frame_into(tx, pool + 1, 30, fpdu, sizeof fpdu, NULL);
+    CHECK(write(fd, fpdu, 10) == 10); /* half an FPDU, then FIN */
+    close(fd);
+    dw_mpa_tx_del(tx);
+    pthread_join(t, NULL);
+    CHECK_EQ_U(srv.got, 1);
+    CHECK_EQ_U(srv.mpa_err, DW_MPA_ERR_CLOSED);
+    CHECK_EQ_U(srv.last, DW_ERR_PROTO);
+    close(srv.lfd);
+}
+
+int main(void)
+{
+    for (size_t i = 0; i < sizeof pool; i++)
+        pool[i] = (uint8_t)(i * 131 + (i >> 9));
+    RUN(test_transfers);
+    RUN(test_asymmetric_markers);
+    RUN(test_rejected);
+    RUN(test_mode_mismatch);
+    RUN(test_plain_tcp_peer);
+    RUN(test_truncated);
+    return dw_test_finish();
+}
