@@ -47,7 +47,8 @@ static size_t frame(uint8_t *w, const char *key, uint8_t flags, uint8_t rev,
 {
     memcpy(w, key, 16);
     w[16] = flags, w[17] = rev, w[18] = (uint8_t)(n >> 8), w[19] = (uint8_t)n;
-    memcpy(w + 20, pd, n);
+    if (n)
+        memcpy(w + 20, pd, n);
     return 20u + n;
 }
 
