@@ -68,5 +68,33 @@ $D nosuch > /dev/null 2>&1; check "[ $? = 2 ]"
 $D demo --bytes 8M > "$T/demo"; check "[ $? = 0 ] && grep -q 'all records verified' '$T/demo'"
 $D demo --bytes 2M --no-markers --record-size 100 > "$T/demo"; check "[ $? = 0 ]"
 
+# listen/send over loopback TCP: byte-exact in every mode; --records keeps
+# the boundaries; mismatched start-up modes fail on both ends
+head -c 3000000 /dev/urandom > "$T/in"
+port=$((20000 + RANDOM % 20000))
+for m in "" "--startup negotiate" "--no-markers --pack" "--startup negotiate --pack"; do
+  port=$((port + 1))
+  $D listen 127.0.0.1:$port $m > "$T/out" 2>/dev/null & lp=$!
+  for _ in 1 2 3 4 5 6 7 8 9 10; do ss -ltn 2>/dev/null | grep -q ":$port " && break; sleep 0.1; done
+  $D send 127.0.0.1:$port "$T/in" $m 2>/dev/null; check "[ $? = 0 ]"
+  wait $lp; check "[ $? = 0 ]"
+  check "cmp -s '$T/in' '$T/out'"
+done
+port=$((port + 1))
+$D listen "[::1]:$port" --records > "$T/recs_out" 2>/dev/null & lp=$!
+sleep 0.3
+$D send "[::1]:$port" "$T/in" --record-size 1000 2>/dev/null; check "[ $? = 0 ]"
+wait $lp
+check "[ $(stat -c %s "$T/recs_out") = $((3000000 + 3000 * 2)) ]"
+for pair in "--startup negotiate|" "|--startup negotiate"; do
+  port=$((port + 1))
+  $D listen 127.0.0.1:$port ${pair%%|*} > /dev/null 2>"$T/lerr" & lp=$!
+  sleep 0.3
+  timeout 10 $D send 127.0.0.1:$port "$T/in" ${pair#*|} --timeout 3000 2>/dev/null; rc=$?
+  check "[ $rc = 1 ]"
+  wait $lp; check "[ $? = 1 ]"
+  check "grep -q 'enablement error' '$T/lerr' || grep -q 'closed' '$T/lerr'"
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -114,6 +114,13 @@ void dw_sock_get_info(dw_sock *s, dw_sock_info *info);
 
 int dw_sock_fd(const dw_sock *s);
 
+/**
+ * Aborts the connection with a reset (RST) instead of a FIN, so the peer
+ * learns that something went wrong (MPA itself never closes: MPA 9; this
+ * is the ULP's choice), and frees everything; NULL is allowed.
+ */
+void dw_sock_abort(dw_sock *s);
+
 /** Closes the connection and frees everything; NULL is allowed. */
 void dw_sock_close(dw_sock *s);
 

@@ -270,7 +270,7 @@ static int setup(dw_sock **ps, int fd, const dw_sock_opts *o, int initiator,
         rc = make_mpa(s);
     if (rc) {
         say(err, errlen, rc, "%s", what(rc));
-        dw_sock_close(s);
+        dw_sock_abort(s); /* the peer learns at once */
         return rc;
     }
     *ps = s;
@@ -470,6 +470,15 @@ void dw_sock_get_info(dw_sock *s, dw_sock_info *info)
 int dw_sock_fd(const dw_sock *s)
 {
     return s->fd;
+}
+
+void dw_sock_abort(dw_sock *s)
+{
+    if (!s)
+        return;
+    struct linger l = {1, 0}; /* close() then sends RST */
+    setsockopt(s->fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+    dw_sock_close(s);
 }
 
 void dw_sock_close(dw_sock *s)

@@ -1,6 +1,8 @@
 /* Shared helpers of the ddpwire command-line tool. */
 #include "cli.h"
 
+#include <ddpwire/mpa_sock.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,4 +133,61 @@ ssize_t cli_read_some(int fd, void *buf, size_t len)
         got += (size_t)n;
     }
     return (ssize_t)got;
+}
+
+int cli_sock_option(dw_sock_opts *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    uint64_t n;
+    if (!strcmp(a, "--no-markers")) {
+        o->markers = 0;
+        return 1;
+    }
+    if (!strcmp(a, "--pack")) {
+        o->seg_mode = DW_MPA_SEG_PACKED;
+        return 1;
+    }
+    if (!strcmp(a, "--startup")) {
+        if (v && !strcmp(v, "immediate"))
+            o->startup = DW_SOCK_IMMEDIATE;
+        else if (v && !strcmp(v, "negotiate"))
+            o->startup = DW_SOCK_NEGOTIATE;
+        else {
+            fprintf(stderr, "ddpwire: --startup takes immediate or negotiate\n");
+            return -1;
+        }
+    } else if (!strcmp(a, "--timeout")) {
+        if (cli_u64(a, v, 0, 3600000, &n))
+            return -1;
+        o->timeout_ms = (int)n;
+    } else {
+        return 0;
+    }
+    (*i)++;
+    return 1;
+}
+
+int cli_hostport(const char *s, char *host, size_t hcap, char *port, size_t pcap)
+{
+    const char *colon = strrchr(s, ':');
+    host[0] = 0;
+    if (s[0] == '[') { /* [v6]:port */
+        const char *end = strchr(s, ']');
+        if (!end || end[1] != ':' || (size_t)(end - s - 1) >= hcap)
+            return -1;
+        memcpy(host, s + 1, (size_t)(end - s - 1));
+        host[end - s - 1] = 0;
+        colon = end + 1;
+    } else if (colon) {
+        if ((size_t)(colon - s) >= hcap || strchr(s, ':') != colon)
+            return -1;
+        memcpy(host, s, (size_t)(colon - s));
+        host[colon - s] = 0;
+    }
+    const char *p = colon ? colon + 1 : s;
+    if (!*p || strlen(p) >= pcap)
+        return -1;
+    strcpy(port, p);
+    return 0;
 }

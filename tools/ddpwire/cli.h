@@ -13,6 +13,8 @@ int cmd_frame(int argc, char **argv);
 int cmd_deframe(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_listen(int argc, char **argv);
+int cmd_send(int argc, char **argv);
 
 /* Parses an unsigned integer (decimal, 0x hex, k/K/m/M/g/G suffixes) in
  * [min, max]; prints an error naming opt and returns -1 when it is not. */
@@ -35,6 +37,15 @@ void cli_mpa_rx_settings(const cli_mpa_opts *o, dw_mpa_rx_settings *rs);
 /* Handles one MPA option at argv[*i] (advancing *i past its value).
  * Returns 1 if handled, 0 if not an MPA option, -1 on a bad value. */
 int cli_mpa_option(cli_mpa_opts *o, int argc, char **argv, int *i);
+
+/* Socket options shared by demo, listen and send: --startup
+ * immediate|negotiate, --no-markers, --pack, --timeout MS. Same returns
+ * as cli_mpa_option(). */
+struct dw_sock_opts;
+int cli_sock_option(struct dw_sock_opts *o, int argc, char **argv, int *i);
+
+/* Splits "HOST:PORT", "[V6]:PORT" or "PORT" (host NULL). 0 or -1. */
+int cli_hostport(const char *s, char *host, size_t hcap, char *port, size_t pcap);
 
 /* Writes all of an iovec array (retrying short writes); 0 or -1. */
 int cli_writev_all(int fd, struct iovec *iov, int cnt);

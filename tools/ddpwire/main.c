@@ -16,6 +16,8 @@ static const struct {
     {"frame", cmd_frame, "records on stdin -> MPA octet stream on stdout"},
     {"deframe", cmd_deframe, "MPA octet stream on stdin -> records on stdout"},
     {"demo", cmd_demo, "frame, deframe and verify a generated workload"},
+    {"listen", cmd_listen, "accept MPA connections, write the records to stdout"},
+    {"send", cmd_send, "send stdin or a file as records over MPA to a listener"},
     {"bench", cmd_bench, "benchmarks: bench crc | bench mpa [--json] [--quick]"},
 };
 
