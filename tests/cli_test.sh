@@ -65,8 +65,13 @@ printf '\x00\x09abc' | $D frame > /dev/null 2>&1; check "[ $? = 1 ]"
 $D frame --emss x < /dev/null > /dev/null 2>&1; check "[ $? = 2 ]"
 $D nosuch > /dev/null 2>&1; check "[ $? = 2 ]"
 # the offline demo verifies its records and catches its corruption
-$D demo --bytes 8M > "$T/demo"; check "[ $? = 0 ] && grep -q 'all records verified' '$T/demo'"
-$D demo --bytes 2M --no-markers --record-size 100 > "$T/demo"; check "[ $? = 0 ]"
+$D demo --offline --bytes 8M > "$T/demo"; check "[ $? = 0 ] && grep -q 'all records verified' '$T/demo'"
+check "grep -q 'corruption check.*MPA error 2.*as expected' '$T/demo'"
+$D demo --offline --bytes 2M --no-markers --record-size 100 > "$T/demo"; check "[ $? = 0 ]"
+# the TCP demo, in each start-up mode
+$D demo --bytes 16M > "$T/demo"; check "[ $? = 0 ] && grep -q 'all records verified' '$T/demo'"
+$D demo --bytes 16M --startup negotiate --pack --no-markers > "$T/demo"
+check "[ $? = 0 ] && grep -q 'negotiated' '$T/demo'"
 
 # listen/send over loopback TCP: byte-exact in every mode; --records keeps
 # the boundaries; mismatched start-up modes fail on both ends
