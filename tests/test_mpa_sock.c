@@ -7,6 +7,7 @@
 #include <ddpwire/mpa_sock.h>
 
 #include <arpa/inet.h>
+#include <netinet/tcp.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sys/socket.h>
@@ -28,6 +29,7 @@ typedef struct side {
     int mpa_err;        /* MPA code reported */
     ssize_t last;       /* last dw_sock_recv result */
     dw_sock_info info;
+    int nodelay;        /* TCP_NODELAY as read back from the socket */
 } side;
 
 static size_t rec_len(size_t i)
@@ -60,6 +62,8 @@ static void *server(void *p)
     if (s->rc)
         return NULL;
     dw_sock_get_info(c, &s->info);
+    socklen_t l = sizeof s->nodelay;
+    getsockopt(dw_sock_fd(c), IPPROTO_TCP, TCP_NODELAY, &s->nodelay, &l);
     while ((s->last = dw_sock_recv(c)) > 0)
         ;
     dw_sock_close(c);
@@ -140,6 +144,7 @@ static void test_transfers(void)
             CHECK_EQ_U(srv.got, NREC);
             CHECK_EQ_U(srv.bad, 0);
             CHECK_EQ_U(srv.last, DW_ERR_CLOSED); /* clean FIN at an FPDU boundary */
+            CHECK(srv.nodelay != 0); /* MPA 7.3: Nagle off */
             CHECK_EQ_U(cli.info.tx_markers, markers);
             CHECK_EQ_U(srv.info.rx_markers, markers);
             CHECK(cli.info.emss >= 536 && cli.info.mulpdu == dw_mpa_mulpdu(cli.info.emss, markers));
