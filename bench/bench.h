@@ -13,6 +13,7 @@ typedef struct dw_bench_opts {
 /* Each returns 0, or non-zero when a self-check failed. */
 int dw_bench_crc(const dw_bench_opts *o);
 int dw_bench_mpa(const dw_bench_opts *o);
+int dw_bench_socket(const dw_bench_opts *o);
 
 /* ---- helpers (bench_util.c) ---- */
 
