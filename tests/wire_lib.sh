@@ -1,0 +1,87 @@
+# Shared by the capture tests (wire_tshark.sh, wire_align.sh); sourced, not run.
+# Expects $T (a scratch folder) to exist. Provides: check/ok/bad counters,
+# skip, need (install missing tools when root), capture start/stop,
+# pick_port, wait_listen.
+
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+check() { if eval "$1"; then ok; else bad "${2:-$1}"; fi; }
+# ctest maps exit 77 to "skipped" (SKIP_RETURN_CODE); only for a
+# prerequisite that cannot exist on this machine.
+skip() { echo "skipped: $*"; exit 77; }
+finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; }
+
+# need CMD:PACKAGE ... — installs missing Debian packages when root (CI
+# installs them up front in .ci/run); without root or apt-get: skip.
+need() {
+  local missing="" cp
+  for cp in "$@"; do command -v "${cp%%:*}" > /dev/null 2>&1 || missing="$missing ${cp#*:}"; done
+  [ -z "$missing" ] && return 0
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get > /dev/null 2>&1; then
+    skip "needs$missing, which is not installed (root and apt-get are needed to install it)"
+  fi
+  echo "installing:$missing"
+  export DEBIAN_FRONTEND=noninteractive # also answers "no" to wireshark's group question
+  apt-get -o DPkg::Lock::Timeout=300 install -y -qq $missing > "$T/apt.log" 2>&1 ||
+    { apt-get -o DPkg::Lock::Timeout=300 update -qq >> "$T/apt.log" 2>&1 &&
+      apt-get -o DPkg::Lock::Timeout=300 install -y -qq $missing >> "$T/apt.log" 2>&1; }
+  for cp in "$@"; do
+    if ! command -v "${cp%%:*}" > /dev/null 2>&1; then
+      tail -5 "$T/apt.log" >&2
+      echo "FAIL: could not install ${cp#*:} as root"; echo "0 passed, 1 failed"; exit 1
+    fi
+  done
+}
+
+# cap_start FILE IFACE FILTER [command prefix, e.g. ip netns exec NS]:
+# tcpdump writing every packet at once (-U, --immediate-mode, big buffer),
+# ready when it says it is listening.
+cap_start() {
+  local file=$1 ifc=$2 filt=$3
+  shift 3
+  "$@" tcpdump -i "$ifc" -U --immediate-mode -B 65536 -s 0 -Z root -w "$file" "$filt" \
+    2> "$file.err" &
+  CAP_PID=$!
+  for _ in $(seq 100); do
+    grep -q 'listening on' "$file.err" 2> /dev/null && [ -s "$file" ] && break
+    kill -0 "$CAP_PID" 2> /dev/null || break
+    sleep 0.05
+  done
+  grep -q 'listening on' "$file.err" 2> /dev/null || return 1
+  sleep 0.2
+}
+
+# cap_stop FILE: SIGINT, wait; CAP_DROPS = packets the kernel dropped.
+cap_stop() {
+  sleep 0.3 # the last ACKs and FINs
+  kill -INT "$CAP_PID" 2> /dev/null
+  wait "$CAP_PID"
+  CAP_PID=""
+  CAP_DROPS=$(sed -n 's/^\([0-9]*\) packets dropped by kernel.*/\1/p' "$1.err")
+  CAP_DROPS=${CAP_DROPS:-unknown}
+}
+
+# A TCP port below the ephemeral range that nothing listens on.
+pick_port() {
+  local p
+  for _ in $(seq 50); do
+    p=$((20000 + RANDOM % 12000))
+    "$@" ss -Htan 2> /dev/null | awk '{print $4}' | grep -q ":$p\$" || { echo "$p"; return; }
+  done
+  echo "$p"
+}
+
+# wait_listen PORT [command prefix]
+wait_listen() {
+  local port=$1
+  shift
+  for _ in $(seq 100); do
+    "$@" ss -Hltn 2> /dev/null | awk '{print $4}' | grep -q ":$port\$" && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
+# kv KEY FILE: the value of KEY=... in FILE
+kv() { sed -n "s/^$1=//p" "$2" | head -1; }
