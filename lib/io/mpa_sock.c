@@ -76,6 +76,9 @@ static int make_mpa(dw_sock *s)
     ts.crc = s->info.crc;
     ts.seg_mode = s->o.seg_mode;
     ts.ptr_base = s->o.ptr_base;
+    /* dw_sock_sendv writes each group (at most EMSS, or one FPDU) before
+     * framing more: scratch for one largest FPDU's worth is enough */
+    ts.scratch_size = DW_MPA_FPDU_MAX + 2048;
     dw_mpa_rx_settings_default(&rs);
     rs.markers = s->info.rx_markers;
     rs.crc = s->info.crc;
