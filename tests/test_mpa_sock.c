@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <netinet/tcp.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -263,6 +264,63 @@ static void test_truncated(void)
     close(srv.lfd);
 }
 
+/* Waits for input on s, then reads once. */
+static ssize_t poll_recv(dw_sock *s)
+{
+    struct pollfd p = {dw_sock_fd(s), POLLIN, 0};
+    poll(&p, 1, 5000);
+    return dw_sock_recv(s);
+}
+
+static void *nb_server(void *p)
+{
+    side *s = p;
+    dw_sock *c;
+    char err[200];
+    s->rc = dw_sock_accept(&c, s->lfd, &s->o, err, sizeof err);
+    if (s->rc)
+        return NULL;
+    CHECK(!dw_sock_ready(c)); /* the request has not been read yet */
+    while ((s->last = poll_recv(c)) >= 0)
+        ;
+    dw_sock_get_info(c, &s->info);
+    dw_sock_close(c);
+    return NULL;
+}
+
+/* Both ends non-blocking: the negotiation completes inside dw_sock_recv. */
+static void test_nonblocking(void)
+{
+    side srv, cli;
+    char port[16], err[200];
+    memset(&srv, 0, sizeof srv);
+    memset(&cli, 0, sizeof cli);
+    opts(&srv.o, &srv, 1, 1, 0);
+    opts(&cli.o, &cli, 1, 0, 0);
+    srv.o.nonblocking = cli.o.nonblocking = 1;
+    srv.lfd = listen_any("127.0.0.1", port);
+    pthread_t t;
+    pthread_create(&t, NULL, nb_server, &srv);
+    dw_sock *c;
+    CHECK_EQ_U(dw_sock_connect(&c, "127.0.0.1", port, &cli.o, err, sizeof err), 0);
+    CHECK_EQ_U(dw_sock_send(c, pool, 10), DW_ERR_STATE); /* not in MPA mode yet */
+    while (!dw_sock_ready(c) && poll_recv(c) >= 0)
+        ;
+    CHECK(dw_sock_ready(c));
+    for (size_t i = 0; i < NREC; i++)
+        CHECK_EQ_U(dw_sock_send(c, pool + i % 4096, rec_len(i)), 0);
+    dw_sock_shutdown(c);
+    while (poll_recv(c) >= 0)
+        ;
+    dw_sock_close(c);
+    pthread_join(t, NULL);
+    CHECK_EQ_U(srv.got, NREC);
+    CHECK_EQ_U(srv.bad, 0);
+    CHECK_EQ_U(srv.last, DW_ERR_CLOSED);
+    CHECK(srv.info.rx_markers == 1 && srv.info.tx_markers == 0);
+    close(srv.lfd);
+}
+
 int main(void)
 {
     for (size_t i = 0; i < sizeof pool; i++)
@@ -273,5 +331,6 @@ int main(void)
     RUN(test_mode_mismatch);
     RUN(test_plain_tcp_peer);
     RUN(test_truncated);
+    RUN(test_nonblocking);
     return dw_test_finish();
 }

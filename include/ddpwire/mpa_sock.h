@@ -44,6 +44,13 @@ typedef struct dw_sock_opts {
     uint16_t pd_len;
     /** Start-up and receive timeout in milliseconds (0: none). */
     int timeout_ms;
+    /**
+     * Non-blocking use (epoll): connect/accept return at once with the
+     * descriptor non-blocking; a negotiated start-up then completes inside
+     * dw_sock_recv() as the peer's frame arrives (dw_sock_ready() tells
+     * when). Sends wait for room with poll() when the socket buffer is full.
+     */
+    int nonblocking;
     /** Receiver callbacks and their user data (on_ulpdu required). */
     dw_mpa_rx_callbacks cb;
     void *user_data;
@@ -97,14 +104,19 @@ int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n);
 
 /**
  * Reads what the socket has (blocking unless the descriptor is
- * non-blocking) and feeds the receiver, which calls back. Returns octets
+ * non-blocking) and feeds the receiver, which calls back; before
+ * dw_sock_ready(), advances the start-up instead. Returns octets
  * read (> 0), 0 when a non-blocking read found nothing, or: DW_ERR_CLOSED
  * after the peer's orderly close at an FPDU boundary, DW_ERR_PROTO after an
  * MPA error (reported through on_error: FIN/RST/timeout inside an FPDU is
  * code 1), DW_ERR_ENABLEMENT (immediate mode: the peer's first octets are
- * not a zero marker), DW_ERR_TIMEOUT, DW_ERR_IO.
+ * not a zero marker; negotiate: not a start-up frame), DW_ERR_REJECTED,
+ * DW_ERR_TIMEOUT, DW_ERR_IO.
  */
 ssize_t dw_sock_recv(dw_sock *s);
+
+/** Non-zero once the connection is in MPA mode (start-up complete). */
+int dw_sock_ready(const dw_sock *s);
 
 /** Shuts down our sending direction (FIN) after what was sent. */
 int dw_sock_shutdown(dw_sock *s);

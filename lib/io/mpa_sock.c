@@ -6,6 +6,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,9 @@ struct dw_sock {
     size_t left_at, left_n; /* octets read past the peer's start-up frame */
     unsigned zero_seen;     /* immediate mode: octets of the first marker checked */
     unsigned sends;
+    int starting;           /* waiting for the peer's start-up frame */
+    int initiator;
+    size_t have;            /* octets of that frame in rbuf so far */
     uint8_t peer_frame[DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX];
     struct iovec iov[IOV_CAP];
 };
@@ -123,7 +127,21 @@ static int read_more(dw_sock *s, size_t *have)
     }
 }
 
-static int write_all(int fd, struct iovec *iov, int cnt, int flags)
+/* EAGAIN from a send: a non-blocking socket waits for room; a blocking
+ * one ran into its SO_SNDTIMEO. */
+static int wait_room(int fd, int ms)
+{
+    if (!(fcntl(fd, F_GETFL) & O_NONBLOCK))
+        return DW_ERR_TIMEOUT;
+    struct pollfd p = {fd, POLLOUT, 0};
+    int r;
+    do
+        r = poll(&p, 1, ms > 0 ? ms : -1);
+    while (r < 0 && errno == EINTR);
+    return r > 0 ? 0 : r == 0 ? DW_ERR_TIMEOUT : DW_ERR_IO;
+}
+
+static int write_all(int fd, struct iovec *iov, int cnt, int flags, int ms)
 {
     struct msghdr m = {0};
     while (cnt > 0) {
@@ -131,9 +149,12 @@ static int write_all(int fd, struct iovec *iov, int cnt, int flags)
         m.msg_iovlen = (size_t)cnt;
         ssize_t n = sendmsg(fd, &m, flags | MSG_NOSIGNAL);
         if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno == EAGAIN || errno == EWOULDBLOCK ? DW_ERR_TIMEOUT : DW_ERR_IO;
+            int rc = errno == EINTR ? 0
+                     : errno == EAGAIN || errno == EWOULDBLOCK ? wait_room(fd, ms)
+                                                                : DW_ERR_IO;
+            if (rc)
+                return rc;
+            continue;
         }
         while (cnt > 0 && (size_t)n >= iov->iov_len)
             n -= (ssize_t)iov->iov_len, iov++, cnt--;
@@ -143,20 +164,6 @@ static int write_all(int fd, struct iovec *iov, int cnt, int flags)
         }
     }
     return 0;
-}
-
-/* Reads until a whole frame decodes; keeps what follows it. */
-static ssize_t read_frame(dw_sock *s, size_t *have,
-                          ssize_t (*decode)(dw_sock *, size_t, void *), void *arg)
-{
-    for (;;) {
-        ssize_t n = decode(s, *have, arg);
-        if (n != DW_ERR_NEED_MORE)
-            return n == DW_ERR_MALFORMED ? DW_ERR_ENABLEMENT : n;
-        int rc = read_more(s, have);
-        if (rc)
-            return rc;
-    }
 }
 
 static void keep_peer(dw_sock *s, const dw_mpa_nego_result *r, size_t used, size_t have)
@@ -188,51 +195,61 @@ typedef struct nego_arg {
     size_t reply_len;
 } nego_arg;
 
-static ssize_t dec_reply(dw_sock *s, size_t have, void *p)
+/* RFC 5044 7.1: the initiator sends its request first. */
+static int send_request(dw_sock *s)
 {
-    nego_arg *a = p;
-    return dw_mpa_nego_on_reply(&a->ns, s->rbuf, have, &a->res);
-}
-
-static ssize_t dec_request(dw_sock *s, size_t have, void *p)
-{
-    nego_arg *a = p;
-    return dw_mpa_nego_respond(&a->ns, s->rbuf, have, a->reply, sizeof a->reply,
-                               &a->reply_len, &a->res);
-}
-
-/* RFC 5044 7.1: request, wait for the reply; MPA mode after our frame. */
-static int start_initiator(dw_sock *s)
-{
-    nego_arg a;
+    dw_mpa_nego_settings ns;
     uint8_t req[DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX];
-    nego_settings(&s->o, &a.ns);
-    ssize_t n = dw_mpa_nego_request(&a.ns, req, sizeof req);
+    nego_settings(&s->o, &ns);
+    ssize_t n = dw_mpa_nego_request(&ns, req, sizeof req);
     if (n < 0)
         return (int)n;
     struct iovec v = {req, (size_t)n};
-    int rc = write_all(s->fd, &v, 1, 0);
-    size_t have = 0;
-    if (!rc && (n = read_frame(s, &have, dec_reply, &a)) < 0)
-        rc = (int)n;
-    if (rc)
-        return rc;
-    keep_peer(s, &a.res, (size_t)n, have);
-    return a.res.accepted ? 0 : DW_ERR_REJECTED;
+    return write_all(s->fd, &v, 1, 0, s->o.timeout_ms);
 }
 
-static int start_responder(dw_sock *s)
+/*
+ * One step of the start-up with the s->have octets read so far: judges
+ * the peer's frame when whole (the responder answers it) and builds the
+ * MPA sender and receiver. DW_ERR_NEED_MORE until the frame is whole.
+ */
+static int start_step(dw_sock *s)
 {
     nego_arg a;
-    size_t have = 0;
     nego_settings(&s->o, &a.ns);
-    ssize_t n = read_frame(s, &have, dec_request, &a);
+    ssize_t n = s->initiator
+                    ? dw_mpa_nego_on_reply(&a.ns, s->rbuf, s->have, &a.res)
+                    : dw_mpa_nego_respond(&a.ns, s->rbuf, s->have, a.reply,
+                                          sizeof a.reply, &a.reply_len, &a.res);
     if (n < 0)
-        return (int)n;
-    keep_peer(s, &a.res, (size_t)n, have);
-    struct iovec v = {a.reply, a.reply_len};
-    int rc = write_all(s->fd, &v, 1, 0);
-    return rc ? rc : a.res.accepted ? 0 : DW_ERR_REJECTED;
+        return n == DW_ERR_MALFORMED ? DW_ERR_ENABLEMENT : (int)n;
+    keep_peer(s, &a.res, (size_t)n, s->have);
+    if (!s->initiator) { /* MPA mode starts right after our reply */
+        struct iovec v = {a.reply, a.reply_len};
+        int rc = write_all(s->fd, &v, 1, 0, s->o.timeout_ms);
+        if (rc)
+            return rc;
+    }
+    if (!a.res.accepted)
+        return DW_ERR_REJECTED;
+    s->starting = 0;
+    return make_mpa(s);
+}
+
+/* Reads more of the peer's start-up frame into rbuf. */
+static int read_start(dw_sock *s)
+{
+    return read_more(s, &s->have);
+}
+
+/* Blocking start-up: step until the frame is whole. */
+static int start_blocking(dw_sock *s)
+{
+    int rc;
+    while ((rc = start_step(s)) == DW_ERR_NEED_MORE)
+        if ((rc = read_start(s)))
+            return rc;
+    return rc;
 }
 
 static const char *what(int rc)
@@ -265,12 +282,18 @@ static int setup(dw_sock **ps, int fd, const dw_sock_opts *o, int initiator,
         return say(err, errlen, DW_ERR_NOMEM, "%s", "out of memory");
     }
     int rc = 0;
-    if (o->startup == DW_SOCK_NEGOTIATE)
-        rc = initiator ? start_initiator(s) : start_responder(s);
-    else
+    s->initiator = initiator;
+    if (o->nonblocking)
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    if (o->startup == DW_SOCK_NEGOTIATE) {
+        s->starting = 1;
+        rc = initiator ? send_request(s) : 0;
+        if (!rc && !o->nonblocking)
+            rc = start_blocking(s);
+    } else {
         s->info.tx_markers = s->info.rx_markers = o->markers, s->info.crc = o->crc;
-    if (!rc)
         rc = make_mpa(s);
+    }
     if (rc) {
         say(err, errlen, rc, "%s", what(rc));
         dw_sock_abort(s); /* the peer learns at once */
@@ -375,6 +398,8 @@ int dw_sock_send(dw_sock *s, const void *rec, size_t len)
 
 int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n)
 {
+    if (s->starting)
+        return DW_ERR_STATE;
     size_t cnt = 0, group = 0;
     int packed = s->o.seg_mode == DW_MPA_SEG_PACKED;
     for (size_t i = 0; i < n; i++) {
@@ -384,7 +409,7 @@ int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n)
         /* a group ends where the next FPDU would not fit (MPA 7.3) */
         if (cnt && (!packed || group + need > s->info.emss ||
                     cnt + DW_MPA_FPDU_IOV_MAX > IOV_CAP)) {
-            int rc = write_all(s->fd, s->iov, (int)cnt, MSG_EOR);
+            int rc = write_all(s->fd, s->iov, (int)cnt, MSG_EOR, s->o.timeout_ms);
             if (rc)
                 return rc;
             cnt = group = 0;
@@ -397,7 +422,7 @@ int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n)
         cnt += fi.iovcnt;
         group += (size_t)f;
     }
-    return cnt ? write_all(s->fd, s->iov, (int)cnt, MSG_EOR) : 0;
+    return cnt ? write_all(s->fd, s->iov, (int)cnt, MSG_EOR, s->o.timeout_ms) : 0;
 }
 
 /* Immediate mode with markers: MPA's first four octets are a zero marker
@@ -432,8 +457,33 @@ static ssize_t ended(dw_sock *s, dw_mpa_close_reason why)
     return rc == 0 && why == DW_MPA_CLOSE_FIN ? DW_ERR_CLOSED : DW_ERR_PROTO;
 }
 
+/* dw_sock_recv before MPA mode: read, step, and go on with what follows. */
+static ssize_t recv_starting(dw_sock *s)
+{
+    size_t before = s->have;
+    int rc = read_start(s);
+    if (rc == DW_ERR_TIMEOUT && (fcntl(s->fd, F_GETFL) & O_NONBLOCK))
+        return 0; /* nothing yet */
+    if (rc)
+        return rc;
+    rc = start_step(s);
+    if (rc == DW_ERR_NEED_MORE)
+        return (ssize_t)(s->have - before);
+    return rc ? rc : (ssize_t)(s->have - before);
+}
+
+int dw_sock_ready(const dw_sock *s)
+{
+    return !s->starting;
+}
+
 ssize_t dw_sock_recv(dw_sock *s)
 {
+    if (s->starting) {
+        ssize_t r = recv_starting(s);
+        if (r <= 0 || s->starting || !s->left_n)
+            return r;
+    }
     if (s->left_n) { /* octets that came with the peer's start-up frame */
         size_t n = s->left_n;
         s->left_n = 0;
