@@ -1,22 +1,28 @@
 /* ddpwire listen: accept MPA connections, write what arrives to stdout. */
 #include <ddpwire/mpa_sock.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli.h"
 
 static void help(void)
 {
-    printf("usage: ddpwire listen [ADDR:]PORT [--records] [--keep-open]\n"
+    printf("usage: ddpwire listen [ADDR:]PORT [--records] [--keep-open] [--echo]\n"
            "                      [--startup immediate|negotiate] [--no-markers]\n"
            "                      [--pack] [--timeout MS]\n"
            "Accepts an MPA connection and writes each verified record's payload to\n"
            "stdout (with --records: a 2-octet big-endian length before each). Exits\n"
-           "when the first connection ends, unless --keep-open. Both ends must be\n"
-           "given the same --startup (a mismatch is detected and reported).\n");
+           "when the first connection ends. With --keep-open it serves any number of\n"
+           "connections at once (epoll) until killed; --echo sends every record back\n"
+           "to its sender instead of writing it. Both ends must be given the same\n"
+           "--startup (a mismatch is detected and reported).\n");
 }
 
 typedef struct ctx {
@@ -86,11 +92,110 @@ static int serve(int lfd, dw_sock_opts *o, ctx *c)
     return 1;
 }
 
+/* --keep-open: one epoll loop serves every connection. */
+typedef struct conn {
+    dw_sock *s;
+    struct server *srv;
+} conn;
+
+typedef struct server {
+    int echo, records;
+    uint64_t conns, open, recs, failed;
+} server;
+
+static int ep_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, void *u)
+{
+    conn *c = u;
+    (void)rx, (void)off;
+    c->srv->recs++;
+    if (c->srv->echo)
+        return dw_sock_send(c->s, d, len) != 0;
+    uint8_t h[2] = {(uint8_t)(len >> 8), (uint8_t)len};
+    return (c->srv->records && cli_write_all(STDOUT_FILENO, h, 2)) ||
+           cli_write_all(STDOUT_FILENO, d, len);
+}
+
+static void raise_fd_limit(void)
+{
+    struct rlimit r;
+    if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+        r.rlim_cur = r.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &r);
+    }
+}
+
+static void ep_accept(int ep, int lfd, const dw_sock_opts *base, server *v)
+{
+    for (;;) {
+        conn *c = calloc(1, sizeof *c);
+        dw_sock_opts o = *base;
+        char err[256];
+        if (!c)
+            return;
+        c->srv = v;
+        o.user_data = c;
+        int rc = dw_sock_accept(&c->s, lfd, &o, err, sizeof err);
+        if (rc) {
+            if (rc != DW_ERR_IO || (errno != EAGAIN && errno != EWOULDBLOCK))
+                fprintf(stderr, "ddpwire listen: %s\n", err), v->failed++;
+            free(c);
+            return; /* accepted all that were waiting */
+        }
+        struct epoll_event e = {EPOLLIN, {.ptr = c}};
+        epoll_ctl(ep, EPOLL_CTL_ADD, dw_sock_fd(c->s), &e);
+        v->conns++, v->open++;
+    }
+}
+
+static void ep_read(int ep, conn *c, server *v)
+{
+    ssize_t r;
+    while ((r = dw_sock_recv(c->s)) > 0)
+        ;
+    if (r == 0)
+        return;
+    epoll_ctl(ep, EPOLL_CTL_DEL, dw_sock_fd(c->s), NULL);
+    if (r == DW_ERR_CLOSED) {
+        dw_sock_close(c->s);
+    } else {
+        v->failed++;
+        fprintf(stderr, "ddpwire listen: connection failed: %s\n", dw_strerror((int)r));
+        dw_sock_abort(c->s);
+    }
+    v->open--;
+    free(c);
+}
+
+static int serve_many(int lfd, dw_sock_opts *o, int echo, int records)
+{
+    server v = {echo, records, 0, 0, 0, 0};
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event e = {EPOLLIN, {.ptr = NULL}}, ev[256];
+    raise_fd_limit();
+    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
+    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &e);
+    o->nonblocking = 1;
+    o->cb = (dw_mpa_rx_callbacks){ep_ulpdu, NULL, NULL};
+    for (;;) {
+        int n = epoll_wait(ep, ev, 256, -1);
+        if (n < 0 && errno != EINTR) {
+            perror("ddpwire listen: epoll_wait");
+            return 1;
+        }
+        for (int i = 0; i < n; i++) {
+            if (!ev[i].data.ptr)
+                ep_accept(ep, lfd, o, &v);
+            else
+                ep_read(ep, ev[i].data.ptr, &v);
+        }
+    }
+}
+
 int cmd_listen(int argc, char **argv)
 {
     dw_sock_opts o;
     ctx c;
-    int keep = 0, records = 0;
+    int keep = 0, records = 0, echo = 0;
     const char *where = NULL;
     dw_sock_opts_default(&o);
     o.timeout_ms = 0; /* a listener waits as long as its peer */
@@ -107,6 +212,8 @@ int cmd_listen(int argc, char **argv)
             keep = 1;
         } else if (!strcmp(argv[i], "--records")) {
             records = 1;
+        } else if (!strcmp(argv[i], "--echo")) {
+            echo = 1;
         } else if (argv[i][0] != '-' && !where) {
             where = argv[i];
         } else {
@@ -124,13 +231,12 @@ int cmd_listen(int argc, char **argv)
         fprintf(stderr, "ddpwire listen: %s\n", err);
         return 1;
     }
+    if (keep)
+        return serve_many(lfd, &o, echo, records);
     o.cb = (dw_mpa_rx_callbacks){on_ulpdu, on_error, NULL};
     o.user_data = &c;
-    int status;
     c.records = records;
-    do
-        status = serve(lfd, &o, &c);
-    while (keep);
+    int status = serve(lfd, &o, &c);
     close(lfd);
     return status;
 }

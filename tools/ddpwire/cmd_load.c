@@ -1,0 +1,230 @@
+/*
+ * ddpwire load: many concurrent MPA connections against a listener started
+ * with `ddpwire listen PORT --keep-open --echo`, all open at once. Phases:
+ * open every connection (and finish its start-up), send every
+ * connection's records, wait until every echoed record is verified, then
+ * close every connection and wait for the listener's closes. One epoll
+ * loop drives them all.
+ */
+#include <ddpwire/mpa_sock.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define POOL 65536
+
+static uint8_t pool[POOL + DW_MPA_ULPDU_MAX];
+
+static void help(void)
+{
+    printf("usage: ddpwire load HOST:PORT [--connections N] [--records M] [--record-size S]\n"
+           "                    [--startup immediate|negotiate] [--no-markers] [--timeout MS]\n"
+           "Opens N connections (default 1000) to `ddpwire listen PORT --keep-open --echo`,\n"
+           "sends M records of S octets on each (default 5 of 100), verifies every echoed\n"
+           "record, and reports. Exit status 0 only if every record came back intact.\n");
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+typedef struct lconn {
+    dw_sock *s;
+    size_t id, sent, got, bad;
+    int done, failed;
+    struct lrun *run;
+} lconn;
+
+typedef struct lrun {
+    uint64_t m, size;
+    size_t done, failed;
+    uint64_t verified, bad;
+} lrun;
+
+static const uint8_t *rec_data(size_t id, size_t j)
+{
+    return pool + (id * 7919 + j * 104729) % POOL;
+}
+
+static int on_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, void *u)
+{
+    lconn *c = u;
+    (void)rx, (void)off;
+    int ok = len == c->run->size && !memcmp(d, rec_data(c->id, c->got), len);
+    c->got++;
+    c->bad += !ok;
+    c->run->verified += ok;
+    c->run->bad += !ok;
+    return 0;
+}
+
+static void finish(int ep, lconn *c, int failed)
+{
+    epoll_ctl(ep, EPOLL_CTL_DEL, dw_sock_fd(c->s), NULL);
+    if (failed)
+        dw_sock_abort(c->s);
+    else
+        dw_sock_close(c->s);
+    c->s = NULL;
+    c->done = 1;
+    c->failed = failed;
+    c->run->done++;
+    c->run->failed += (size_t)failed;
+}
+
+/* Sends the connection's records (it is in MPA mode). */
+static int send_all(lconn *c)
+{
+    for (; c->sent < c->run->m; c->sent++)
+        if (dw_sock_send(c->s, rec_data(c->id, c->sent), c->run->size))
+            return -1;
+    return 0;
+}
+
+static void on_input(int ep, lconn *c)
+{
+    ssize_t r;
+    while ((r = dw_sock_recv(c->s)) > 0)
+        ;
+    if (r == 0)
+        return;
+    finish(ep, c, r != DW_ERR_CLOSED || c->got != c->run->m || c->bad);
+}
+
+typedef int (*phase_done)(const lconn *c, const lrun *run);
+
+static int is_ready(const lconn *c, const lrun *run)
+{
+    (void)run;
+    return c->done || dw_sock_ready(c->s);
+}
+
+static int has_echoes(const lconn *c, const lrun *run)
+{
+    return c->done || c->got >= run->m;
+}
+
+static int is_done(const lconn *c, const lrun *run)
+{
+    (void)run;
+    return c->done;
+}
+
+/* Runs the epoll loop until every connection passes the phase test. */
+static int run_until(int ep, lconn *cs, size_t n, lrun *run, phase_done ok, double limit,
+                     double t0)
+{
+    struct epoll_event ev[256];
+    size_t i = 0;
+    for (;;) {
+        while (i < n && ok(&cs[i], run))
+            i++;
+        if (i == n)
+            return 0;
+        if (now() - t0 > limit)
+            return -1;
+        int k = epoll_wait(ep, ev, 256, 200);
+        for (int j = 0; j < k; j++)
+            on_input(ep, ev[j].data.ptr);
+    }
+}
+
+int cmd_load(int argc, char **argv)
+{
+    dw_sock_opts o;
+    uint64_t n = 1000;
+    lrun run = {5, 100, 0, 0, 0, 0};
+    const char *where = NULL;
+    dw_sock_opts_default(&o);
+    for (int i = 1; i < argc; i++) {
+        int r = cli_sock_option(&o, argc, argv, &i);
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (r < 0)
+            return 2;
+        if (r)
+            continue;
+        if (!strcmp(argv[i], "--help")) {
+            help();
+            return 0;
+        } else if (!strcmp(argv[i], "--connections")) {
+            if (cli_u64(argv[i++], v, 1, 1000000, &n))
+                return 2;
+        } else if (!strcmp(argv[i], "--records")) {
+            if (cli_u64(argv[i++], v, 1, 1000000, &run.m))
+                return 2;
+        } else if (!strcmp(argv[i], "--record-size")) {
+            if (cli_u64(argv[i++], v, 1, DW_MPA_ULPDU_MAX, &run.size))
+                return 2;
+        } else if (argv[i][0] != '-' && !where) {
+            where = argv[i];
+        } else {
+            fprintf(stderr, "ddpwire load: unknown option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    char host[256], port[32], err[256];
+    if (!where || cli_hostport(where, host, sizeof host, port, sizeof port) || !host[0]) {
+        fprintf(stderr, "ddpwire load: give HOST:PORT\n");
+        return 2;
+    }
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    for (size_t i = 0; i < sizeof pool; i++)
+        pool[i] = (uint8_t)(i * 2654435761u >> 13);
+    lconn *cs = calloc(n, sizeof *cs);
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    o.nonblocking = 1;
+    o.cb = (dw_mpa_rx_callbacks){on_ulpdu, NULL, NULL};
+    double t0 = now();
+    for (size_t i = 0; cs && i < n; i++) {
+        cs[i] = (lconn){NULL, i, 0, 0, 0, 0, 0, &run};
+        o.user_data = &cs[i];
+        if (dw_sock_connect(&cs[i].s, host, port, &o, err, sizeof err)) {
+            if (run.failed < 5)
+                fprintf(stderr, "ddpwire load: connection %zu: %s\n", i, err);
+            cs[i].done = cs[i].failed = 1, run.done++, run.failed++;
+            continue;
+        }
+        struct epoll_event e = {EPOLLIN, {.ptr = &cs[i]}};
+        epoll_ctl(ep, EPOLL_CTL_ADD, dw_sock_fd(cs[i].s), &e);
+    }
+    double t1 = now(), limit = o.timeout_ms > 0 ? o.timeout_ms / 1000.0 : 60;
+    /* every connection open at once: start-up, records, echoes, close */
+    int stuck = run_until(ep, cs, n, &run, is_ready, limit, t1);
+    for (size_t i = 0; !stuck && i < n; i++)
+        if (!cs[i].done && send_all(&cs[i]))
+            finish(ep, &cs[i], 1);
+    stuck = stuck || run_until(ep, cs, n, &run, has_echoes, limit, t1);
+    for (size_t i = 0; !stuck && i < n; i++)
+        if (!cs[i].done && dw_sock_shutdown(cs[i].s))
+            finish(ep, &cs[i], 1);
+    stuck = stuck || run_until(ep, cs, n, &run, is_done, limit, t1);
+    double t2 = now();
+    printf("connections %llu opened in %.2f s, %zu completed, %zu failed, %llu unfinished\n",
+           (unsigned long long)n, t1 - t0, run.done - run.failed, run.failed,
+           (unsigned long long)(n - run.done));
+    printf("records     %llu sent, %llu echoed and verified, %llu mismatched (%.2f s in all)\n",
+           (unsigned long long)(n * run.m), (unsigned long long)run.verified,
+           (unsigned long long)run.bad, t2 - t0);
+    int ok = cs && run.done == n && !run.failed && run.verified == n * run.m && !run.bad;
+    for (size_t i = 0; cs && i < n; i++)
+        if (cs[i].s)
+            dw_sock_abort(cs[i].s);
+    free(cs);
+    close(ep);
+    printf("result      %s\n", ok ? "nothing lost" : "FAILED");
+    return !ok;
+}
