@@ -126,16 +126,21 @@ static void begin_fpdu(dw_mpa_rx *rx, uint64_t at)
     rx->marker_bad = 0;
 }
 
+/* Where a ULPDU that cannot be delivered in place goes: the caller's
+ * buffer when get_buffer gives one, else our own. */
+static uint8_t *ulpdu_dst(dw_mpa_rx *rx, size_t ulen)
+{
+    uint8_t *d = ulen && rx->cb.get_buffer ? rx->cb.get_buffer(rx, ulen, rx->user)
+                                           : NULL;
+    return d ? d : rx->buf;
+}
+
 static void set_length(dw_mpa_rx *rx, size_t ulen)
 {
     rx->ulen = ulen;
     rx->got = 0;
     rx->body_left = ulen + dw_mpa_pad_len(ulen);
-    rx->dst = NULL;
-    if (ulen && rx->cb.get_buffer)
-        rx->dst = rx->cb.get_buffer(rx, ulen, rx->user);
-    if (!rx->dst)
-        rx->dst = rx->buf;
+    rx->dst = ulpdu_dst(rx, ulen);
     rx->st = ST_BODY;
 }
 
@@ -218,9 +223,7 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
     if (!inside) {
         rx->crc = crc_add(rx, 0, in, flen - 4);
     } else { /* strip markers while copying, CRC over every octet */
-        uint8_t *dst = rx->cb.get_buffer ? rx->cb.get_buffer(rx, ulen, rx->user)
-                                         : NULL;
-        dst = dst ? dst : rx->buf;
+        uint8_t *dst = ulpdu_dst(rx, ulen);
         strip_copy(rx, in, ulen, flen, dst);
         data = dst;
     }

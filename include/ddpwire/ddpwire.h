@@ -46,14 +46,13 @@ const char *dw_version(void);
     X(EMPTY, -6, "record of zero octets")                                     \
     X(TOO_LONG, -7, "record longer than the protocol allows")                 \
     X(PROTO, -8, "protocol error reported; stream stopped")                   \
-    X(CALLBACK, -9, "a callback asked to stop")                               \
-    X(UNSUPPORTED, -10, "not supported on this machine or build")             \
-    X(STATE, -11, "operation not allowed in this state")                      \
-    X(IO, -12, "system call failed (see errno)")                              \
-    X(TIMEOUT, -13, "timed out")                                              \
-    X(REJECTED, -14, "the peer rejected the MPA connection")                  \
-    X(ENABLEMENT, -15, "the peer does not speak MPA in this start-up mode")   \
-    X(CLOSED, -16, "connection closed")
+    X(UNSUPPORTED, -9, "not supported on this machine or build")              \
+    X(STATE, -10, "operation not allowed in this state")                      \
+    X(IO, -11, "system call failed (see errno)")                              \
+    X(TIMEOUT, -12, "timed out")                                              \
+    X(REJECTED, -13, "the peer rejected the MPA connection")                  \
+    X(ENABLEMENT, -14, "the peer does not speak MPA in this start-up mode")   \
+    X(CLOSED, -15, "connection closed")
 
 /** The last (most negative) DW_ERR_* value. */
 #define DW_ERR_LAST DW_ERR_CLOSED

@@ -110,13 +110,13 @@ static dw_sock *sock_new(int fd, const dw_sock_opts *o)
     return s;
 }
 
-/* Reads more octets of the start-up frame into rbuf[*have..]. */
-static int read_more(dw_sock *s, size_t *have)
+/* Reads more of the peer's start-up frame into rbuf[s->have..]. */
+static int read_more(dw_sock *s)
 {
     for (;;) {
-        ssize_t n = read(s->fd, s->rbuf + *have, RBUF - *have);
+        ssize_t n = read(s->fd, s->rbuf + s->have, RBUF - s->have);
         if (n > 0) {
-            *have += (size_t)n;
+            s->have += (size_t)n;
             return 0;
         }
         if (n == 0)
@@ -166,7 +166,8 @@ static int write_all(int fd, struct iovec *iov, int cnt, int flags, int ms)
     return 0;
 }
 
-static void keep_peer(dw_sock *s, const dw_mpa_nego_result *r, size_t used, size_t have)
+/* The peer's frame was the first `used` of the s->have octets read. */
+static void keep_peer(dw_sock *s, const dw_mpa_nego_result *r, size_t used)
 {
     memcpy(s->peer_frame, s->rbuf, used);
     s->info.peer = r->peer;
@@ -175,7 +176,7 @@ static void keep_peer(dw_sock *s, const dw_mpa_nego_result *r, size_t used, size
     s->info.rx_markers = r->rx_markers;
     s->info.crc = r->crc;
     s->left_at = used;
-    s->left_n = have - used;
+    s->left_n = s->have - used;
 }
 
 static void nego_settings(const dw_sock_opts *o, dw_mpa_nego_settings *ns)
@@ -223,7 +224,7 @@ static int start_step(dw_sock *s)
                                           sizeof a.reply, &a.reply_len, &a.res);
     if (n < 0)
         return n == DW_ERR_MALFORMED ? DW_ERR_ENABLEMENT : (int)n;
-    keep_peer(s, &a.res, (size_t)n, s->have);
+    keep_peer(s, &a.res, (size_t)n);
     if (!s->initiator) { /* MPA mode starts right after our reply */
         struct iovec v = {a.reply, a.reply_len};
         int rc = write_all(s->fd, &v, 1, 0, s->o.timeout_ms);
@@ -236,18 +237,12 @@ static int start_step(dw_sock *s)
     return make_mpa(s);
 }
 
-/* Reads more of the peer's start-up frame into rbuf. */
-static int read_start(dw_sock *s)
-{
-    return read_more(s, &s->have);
-}
-
 /* Blocking start-up: step until the frame is whole. */
 static int start_blocking(dw_sock *s)
 {
     int rc;
     while ((rc = start_step(s)) == DW_ERR_NEED_MORE)
-        if ((rc = read_start(s)))
+        if ((rc = read_more(s)))
             return rc;
     return rc;
 }
@@ -461,7 +456,7 @@ static ssize_t ended(dw_sock *s, dw_mpa_close_reason why)
 static ssize_t recv_starting(dw_sock *s)
 {
     size_t before = s->have;
-    int rc = read_start(s);
+    int rc = read_more(s);
     if (rc == DW_ERR_TIMEOUT && (fcntl(s->fd, F_GETFL) & O_NONBLOCK))
         return 0; /* nothing yet */
     if (rc)

@@ -33,13 +33,19 @@ typedef struct ctx {
     int failed;
 } ctx;
 
+/* A record to stdout: its payload, after its length with --records. */
+static int write_record(int records, const uint8_t *d, size_t len)
+{
+    uint8_t h[2] = {(uint8_t)(len >> 8), (uint8_t)len};
+    return (records && cli_write_all(STDOUT_FILENO, h, 2)) ||
+           cli_write_all(STDOUT_FILENO, d, len);
+}
+
 static int on_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, void *u)
 {
     ctx *c = u;
     (void)rx, (void)off;
-    uint8_t h[2] = {(uint8_t)(len >> 8), (uint8_t)len};
-    if ((c->records && cli_write_all(STDOUT_FILENO, h, 2)) ||
-        cli_write_all(STDOUT_FILENO, d, len))
+    if (write_record(c->records, d, len))
         c->werr = 1;
     c->n++;
     c->bytes += len;
@@ -110,9 +116,7 @@ static int ep_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, v
     c->srv->recs++;
     if (c->srv->echo)
         return dw_sock_send(c->s, d, len) != 0;
-    uint8_t h[2] = {(uint8_t)(len >> 8), (uint8_t)len};
-    return (c->srv->records && cli_write_all(STDOUT_FILENO, h, 2)) ||
-           cli_write_all(STDOUT_FILENO, d, len);
+    return write_record(c->srv->records, d, len);
 }
 
 static void raise_fd_limit(void)
