@@ -32,7 +32,8 @@ typedef struct run {
     const dw_bench_opts *o;
     int mpa;         /* 0: plain TCP */
     int rtt;         /* ping-pong instead of a stream */
-    int packed;      /* MPA: batches of 64 records, packed up to EMSS */
+    int packed;      /* MPA: packed up to EMSS (else aligned) */
+    int batch;       /* MPA: 64 records per dw_sock_sendv */
     size_t size;
     int lfd;
     char port[16];
@@ -138,7 +139,7 @@ static double stream_client(run *r, int fd, dw_sock *s)
     for (int i = 0; i < 64; i++)
         v[i] = (struct iovec){r->buf, r->size};
     do {
-        if (r->packed) {
+        if (r->batch) {
             if (dw_sock_sendv(s, v, 64))
                 return r->fail = 1, 0;
             sent += 64 * r->size;
@@ -189,7 +190,7 @@ static double measure(const dw_bench_opts *o, int mpa, int rtt, size_t size, uin
 {
     static run r; /* the server thread reads it */
     memset(&r, 0, sizeof r);
-    r.o = o, r.mpa = mpa != 0, r.packed = mpa == 2, r.rtt = rtt, r.size = size, r.buf = buf;
+    r.o = o, r.mpa = mpa != 0, r.packed = mpa == 2, r.batch = mpa >= 2, r.rtt = rtt, r.size = size, r.buf = buf;
     if (listen_lo(&r))
         return 0;
     pthread_t t;
@@ -233,10 +234,11 @@ int dw_bench_socket(const dw_bench_opts *o)
                "record, microseconds\n", o->quick ? 0.1 : 0.5);
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         double tcp = measure(o, 0, 0, sizes[i], buf), mpa = measure(o, 1, 0, sizes[i], buf);
-        double pk = measure(o, 2, 0, sizes[i], buf);
-        rc |= tcp == 0 || mpa == 0 || pk == 0;
+        double pk = measure(o, 2, 0, sizes[i], buf), ab = measure(o, 3, 0, sizes[i], buf);
+        rc |= tcp == 0 || mpa == 0 || pk == 0 || ab == 0;
         dw_bench_report(o, "socket", "tcp", sizes[i], tcp, NULL, 0);
         dw_bench_report(o, "socket", "mpa-aligned", sizes[i], mpa, "vs_tcp", tcp > 0 ? mpa / tcp : 0);
+        dw_bench_report(o, "socket", "mpa-aligned-v", sizes[i], ab, "vs_tcp", tcp > 0 ? ab / tcp : 0);
         dw_bench_report(o, "socket", "mpa-packed", sizes[i], pk, "vs_tcp", tcp > 0 ? pk / tcp : 0);
     }
     double rt = measure(o, 0, 1, 64, buf), rm = measure(o, 1, 1, 64, buf);

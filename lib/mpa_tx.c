@@ -181,17 +181,27 @@ static void put_content(walk *w, sink *k, const uint8_t *b, size_t n, int own)
     }
 }
 
-static void frame_walk(const dw_mpa_tx *tx, sink *k, const uint8_t *ulpdu,
-                       size_t len, walk *w)
+/* The ULPDU is the caller's header (hlen octets, copied into scratch when
+ * short) followed by its payload (never copied in iovec mode). */
+typedef struct pdu {
+    const uint8_t *hdr, *payload;
+    size_t hlen, plen;
+} pdu;
+
+#define HDR_COPY_MAX 64u
+
+static void frame_walk(const dw_mpa_tx *tx, sink *k, const pdu *u, walk *w)
 {
     static const uint8_t zeros[4];
     uint8_t hdr[2], crc[4];
+    size_t len = u->hlen + u->plen;
     *w = (walk){tx, tx->pos, tx->pos, tx->pos, 0};
     if (tx->set.markers && dw_mpa_is_marker_pos(w->p))
         w->hdr_pos += 4; /* MPA 7.1: marker between FPDUs belongs to this one */
     dw_put_be16(hdr, (uint16_t)len);
     put_content(w, k, hdr, 2, 1);
-    put_content(w, k, ulpdu, len, 0);
+    put_content(w, k, u->hdr, u->hlen, u->hlen <= HDR_COPY_MAX);
+    put_content(w, k, u->payload, u->plen, 0);
     put_content(w, k, zeros, dw_mpa_pad_len(len), 1); /* MPA 6: zero PAD */
     maybe_marker(w, k); /* MPA 7.2: a marker after the PAD is covered */
     dw_crc32c_store(crc, k->do_crc ? k->crc : 0);
@@ -262,21 +272,23 @@ static void frame_fast(const dw_mpa_tx *tx, sink *k, const uint8_t *ulpdu,
  * crc32 streams) is faster there than the kernel's pure folding. */
 #define NOMARK_WALK_MIN 4096u
 
-/* The one-pass kernel when there is one and a CRC to send, else the walk. */
-static void frame(const dw_mpa_tx *tx, sink *k, const uint8_t *ulpdu,
-                  size_t len, walk *w)
+/* The one-pass kernel (one-piece ULPDUs) when there is one and a CRC to
+ * send, else the walk. */
+static void frame(const dw_mpa_tx *tx, sink *k, const pdu *u, walk *w)
 {
-    int use = tx->set.crc && (tx->set.markers || len < NOMARK_WALK_MIN);
+    size_t len = u->plen;
+    int use = !u->hlen && tx->set.crc && (tx->set.markers || len < NOMARK_WALK_MIN);
     const dw_mpa_crc_ops *ops = use ? dw_mpa_crc_fast() : NULL;
     if (ops)
-        frame_fast(tx, k, ulpdu, len, w, ops);
+        frame_fast(tx, k, u->payload, len, w, ops);
     else
-        frame_walk(tx, k, ulpdu, len, w);
+        frame_walk(tx, k, u, w);
 }
 
-static int check_len(const dw_mpa_tx *tx, const void *ulpdu, size_t len)
+static int check_len(const dw_mpa_tx *tx, const pdu *u)
 {
-    if (!tx || (!ulpdu && len))
+    size_t len = u->hlen + u->plen;
+    if (!tx || (!u->hdr && u->hlen) || (!u->payload && u->plen))
         return DW_ERR_INVAL;
     if (len == 0)
         return DW_ERR_EMPTY;
@@ -303,43 +315,76 @@ static void commit(dw_mpa_tx *tx, const walk *w, size_t fpdu_len,
     tx->pos = w->p;
 }
 
-ssize_t dw_mpa_tx_frame(dw_mpa_tx *tx, const void *ulpdu, size_t len,
-                        struct iovec *iov, size_t iovcap,
-                        dw_mpa_fpdu_info *info)
+static ssize_t frame_iov(dw_mpa_tx *tx, const pdu *u, struct iovec *iov,
+                         size_t iovcap, dw_mpa_fpdu_info *info)
 {
-    int rc = check_len(tx, ulpdu, len);
+    int rc = check_len(tx, u);
     if (rc)
         return rc;
     if (!iov)
         return DW_ERR_INVAL;
+    size_t len = u->hlen + u->plen;
     size_t fpdu_len = dw_mpa_fpdu_len(tx->pos, len, tx->set.markers);
     size_t n_mark = (fpdu_len - dw_mpa_content_len(len)) / 4;
-    if (iovcap < 2 * n_mark + 3) /* worst case; checked before any change */
+    size_t extra = u->hlen > HDR_COPY_MAX && u->plen; /* header referenced */
+    if (iovcap < 2 * n_mark + 3 + extra) /* worst case; checked before any change */
         return DW_ERR_NOSPACE;
     if (tx->head + SCRATCH_PER_FPDU > tx->set.scratch_size)
         tx->head = 0; /* ring: each FPDU's scratch is contiguous */
     sink k = {iov, iovcap, 0, tx->scratch + tx->head, 0, tx->set.crc};
     walk w;
-    frame(tx, &k, ulpdu, len, &w);
+    frame(tx, &k, u, &w);
     tx->head = (size_t)(k.out - tx->scratch);
     commit(tx, &w, fpdu_len, info, k.iovcnt);
+    return (ssize_t)fpdu_len;
+}
+
+ssize_t dw_mpa_tx_frame(dw_mpa_tx *tx, const void *ulpdu, size_t len,
+                        struct iovec *iov, size_t iovcap,
+                        dw_mpa_fpdu_info *info)
+{
+    pdu u = {NULL, ulpdu, 0, len};
+    return frame_iov(tx, &u, iov, iovcap, info);
+}
+
+ssize_t dw_mpa_tx_frame_pdu(dw_mpa_tx *tx, const void *hdr, size_t hlen,
+                            const void *payload, size_t plen, struct iovec *iov,
+                            size_t iovcap, dw_mpa_fpdu_info *info)
+{
+    pdu u = {hdr, payload, hlen, plen};
+    return frame_iov(tx, &u, iov, iovcap, info);
+}
+
+static ssize_t frame_flat(dw_mpa_tx *tx, const pdu *u, uint8_t *out, size_t cap,
+                          dw_mpa_fpdu_info *info)
+{
+    int rc = check_len(tx, u);
+    if (rc)
+        return rc;
+    if (!out)
+        return DW_ERR_INVAL;
+    size_t len = u->hlen + u->plen;
+    size_t fpdu_len = dw_mpa_fpdu_len(tx->pos, len, tx->set.markers);
+    if (cap < fpdu_len)
+        return DW_ERR_NOSPACE;
+    sink k = {NULL, 0, 0, out, 0, tx->set.crc};
+    walk w;
+    frame(tx, &k, u, &w);
+    commit(tx, &w, fpdu_len, info, 1);
     return (ssize_t)fpdu_len;
 }
 
 ssize_t dw_mpa_tx_frame_into(dw_mpa_tx *tx, const void *ulpdu, size_t len,
                              uint8_t *out, size_t cap, dw_mpa_fpdu_info *info)
 {
-    int rc = check_len(tx, ulpdu, len);
-    if (rc)
-        return rc;
-    if (!out)
-        return DW_ERR_INVAL;
-    size_t fpdu_len = dw_mpa_fpdu_len(tx->pos, len, tx->set.markers);
-    if (cap < fpdu_len)
-        return DW_ERR_NOSPACE;
-    sink k = {NULL, 0, 0, out, 0, tx->set.crc};
-    walk w;
-    frame(tx, &k, ulpdu, len, &w);
-    commit(tx, &w, fpdu_len, info, 1);
-    return (ssize_t)fpdu_len;
+    pdu u = {NULL, ulpdu, 0, len};
+    return frame_flat(tx, &u, out, cap, info);
+}
+
+ssize_t dw_mpa_tx_frame_pdu_into(dw_mpa_tx *tx, const void *hdr, size_t hlen,
+                                 const void *payload, size_t plen, uint8_t *out,
+                                 size_t cap, dw_mpa_fpdu_info *info)
+{
+    pdu u = {hdr, payload, hlen, plen};
+    return frame_flat(tx, &u, out, cap, info);
 }

@@ -240,6 +240,57 @@ static void test_position_wrap(void)
     dw_mpa_tx_del(tx);
 }
 
+/* A ULPDU framed as header + payload (dw_mpa_tx_frame_pdu) is the same
+ * FPDU as the ULPDU framed in one piece, through iovecs and flat. */
+static void test_header_payload(void)
+{
+    static uint8_t ulpdu[DW_MPA_ULPDU_MAX], a[DW_MPA_FPDU_MAX], b[DW_MPA_FPDU_MAX],
+        c[DW_MPA_FPDU_MAX];
+    static struct iovec iov[DW_MPA_FPDU_IOV_MAX];
+    uint64_t seed = 77;
+    for (size_t i = 0; i < sizeof ulpdu; i++)
+        ulpdu[i] = (uint8_t)dw_rand(&seed);
+    for (int markers = 0; markers < 2; markers++) {
+        for (int crc = 0; crc < 2; crc++) {
+            dw_mpa_tx *t1, *t2, *t3;
+            dw_mpa_tx_settings ts;
+            dw_mpa_tx_settings_default(&ts);
+            ts.markers = markers;
+            ts.crc = crc;
+            ts.start_seq = (uint32_t)dw_rand(&seed);
+            dw_mpa_tx_new(&t1, &ts);
+            dw_mpa_tx_new(&t2, &ts);
+            dw_mpa_tx_new(&t3, &ts);
+            int n = getenv("DW_TEST_QUICK") ? 100 : 600;
+            for (int k = 0; k < n; k++) {
+                size_t len = k < 40 ? (size_t)k + 1 : rand_size(&seed);
+                size_t h = dw_rand(&seed) % 3 == 0 ? len : dw_rand(&seed) % (len < 100 ? len + 1 : 100);
+                ssize_t la = dw_mpa_tx_frame_into(t1, ulpdu, len, a, sizeof a, NULL);
+                ssize_t lb = dw_mpa_tx_frame_pdu_into(t2, ulpdu, h, ulpdu + h, len - h, b,
+                                                      sizeof b, NULL);
+                dw_mpa_fpdu_info fi;
+                ssize_t lc = dw_mpa_tx_frame_pdu(t3, ulpdu, h, ulpdu + h, len - h, iov,
+                                                 DW_MPA_FPDU_IOV_MAX, &fi);
+                size_t at = 0;
+                for (size_t v = 0; lc > 0 && v < fi.iovcnt; v++) {
+                    memcpy(c + at, iov[v].iov_base, iov[v].iov_len);
+                    at += iov[v].iov_len;
+                }
+                CHECK(la > 0 && la == lb && la == lc && (size_t)lc == at);
+                CHECK(la > 0 && memcmp(a, b, (size_t)la) == 0 && memcmp(a, c, (size_t)la) == 0);
+                CHECK(lc < 0 || fi.iovcnt <= 2 * fi.markers + 3 + (h > 64 && h < len));
+            }
+            CHECK_EQ_U(dw_mpa_tx_frame_pdu(t3, NULL, 0, NULL, 0, iov, 8, NULL), DW_ERR_EMPTY);
+            CHECK_EQ_U(dw_mpa_tx_frame_pdu(t3, ulpdu, 64768, ulpdu, 1, iov, 8, NULL),
+                       DW_ERR_TOO_LONG);
+            CHECK_EQ_U(dw_mpa_tx_frame_pdu(t3, NULL, 4, ulpdu, 1, iov, 8, NULL), DW_ERR_INVAL);
+            dw_mpa_tx_del(t1);
+            dw_mpa_tx_del(t2);
+            dw_mpa_tx_del(t3);
+        }
+    }
+}
+
 int main(void)
 {
     RUN(test_roundtrip_matrix);
@@ -248,5 +299,6 @@ int main(void)
     RUN(test_ptr_readings);
     RUN(test_segment_advice);
     RUN(test_position_wrap);
+    RUN(test_header_payload);
     return dw_test_finish();
 }

@@ -31,6 +31,7 @@ typedef struct side {
     ssize_t last;       /* last dw_sock_recv result */
     dw_sock_info info;
     int nodelay;        /* TCP_NODELAY as read back from the socket */
+    int slow;           /* server: pause between reads */
 } side;
 
 static size_t rec_len(size_t i)
@@ -282,7 +283,8 @@ static void *nb_server(void *p)
         return NULL;
     CHECK(!dw_sock_ready(c)); /* the request has not been read yet */
     while ((s->last = poll_recv(c)) >= 0)
-        ;
+        if (s->slow)
+            usleep(50);
     dw_sock_get_info(c, &s->info);
     dw_sock_close(c);
     return NULL;
@@ -321,6 +323,48 @@ static void test_nonblocking(void)
     close(srv.lfd);
 }
 
+/* A non-blocking sender with a small send buffer against a slow reader:
+ * sendmsg/sendmmsg stop part way through FPDUs, and dw_sock_sendv resumes
+ * them (both segmentation modes). */
+static void test_partial_sends(void)
+{
+    for (int pack = 0; pack < 2; pack++) {
+        side srv, cli;
+        char port[16], err[200];
+        memset(&srv, 0, sizeof srv);
+        memset(&cli, 0, sizeof cli);
+        opts(&srv.o, &srv, 1, 1, pack);
+        opts(&cli.o, &cli, 1, 1, pack);
+        srv.o.nonblocking = cli.o.nonblocking = 1;
+        srv.slow = 1;
+        srv.lfd = listen_any("127.0.0.1", port);
+        pthread_t t;
+        pthread_create(&t, NULL, nb_server, &srv);
+        dw_sock *c;
+        CHECK_EQ_U(dw_sock_connect(&c, "127.0.0.1", port, &cli.o, err, sizeof err), 0);
+        while (!dw_sock_ready(c) && poll_recv(c) >= 0)
+            ;
+        int small = 4096;
+        setsockopt(dw_sock_fd(c), SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+        struct iovec v[64];
+        for (size_t i = 0; i < NREC; i += 64) {
+            size_t n = 0;
+            for (size_t k = i; k < i + 64 && k < NREC; k++)
+                v[n++] = (struct iovec){pool + k % 4096, rec_len(k)};
+            CHECK_EQ_U(dw_sock_sendv(c, v, n), 0);
+        }
+        dw_sock_shutdown(c);
+        while (poll_recv(c) >= 0)
+            ;
+        dw_sock_close(c);
+        pthread_join(t, NULL);
+        CHECK_EQ_U(srv.got, NREC);
+        CHECK_EQ_U(srv.bad, 0);
+        CHECK_EQ_U(srv.last, DW_ERR_CLOSED);
+        close(srv.lfd);
+    }
+}
+
 int main(void)
 {
     for (size_t i = 0; i < sizeof pool; i++)
@@ -332,5 +376,6 @@ int main(void)
     RUN(test_plain_tcp_peer);
     RUN(test_truncated);
     RUN(test_nonblocking);
+    RUN(test_partial_sends);
     return dw_test_finish();
 }

@@ -38,9 +38,10 @@ extern "C" {
 /**
  * iovecs that one FPDU of at most DW_MPA_ULPDU_MAX octets can need:
  * header, and per marker one scratch piece plus one payload piece, and
- * the tail (pad, marker, CRC).
+ * the tail (pad, marker, CRC), and one more for a header given apart
+ * (dw_mpa_tx_frame_pdu).
  */
-#define DW_MPA_FPDU_IOV_MAX (2u * (DW_MPA_ULPDU_MAX / 512u + 3u) + 2u)
+#define DW_MPA_FPDU_IOV_MAX (2u * (DW_MPA_ULPDU_MAX / 512u + 3u) + 4u)
 
 /** The protocol's own error codes (MPA 9), reported to the ULP. */
 typedef enum dw_mpa_error {
@@ -166,6 +167,22 @@ typedef struct dw_mpa_fpdu_info {
 ssize_t dw_mpa_tx_frame(dw_mpa_tx *tx, const void *ulpdu, size_t len,
                         struct iovec *iov, size_t iovcap,
                         dw_mpa_fpdu_info *info);
+
+/**
+ * Frames one ULPDU made of two pieces, a header (a DDP header, say) and a
+ * payload: the ULPDU is hdr followed by payload, hlen + plen octets
+ * (1..64768). A header of at most 64 octets is copied into scratch (it
+ * shares an iovec with the length field); the payload is never copied.
+ * Same returns and errors as dw_mpa_tx_frame(); either piece may be empty.
+ */
+ssize_t dw_mpa_tx_frame_pdu(dw_mpa_tx *tx, const void *hdr, size_t hlen,
+                            const void *payload, size_t plen, struct iovec *iov,
+                            size_t iovcap, dw_mpa_fpdu_info *info);
+
+/** dw_mpa_tx_frame_pdu() into a contiguous buffer (dw_mpa_tx_frame_into()). */
+ssize_t dw_mpa_tx_frame_pdu_into(dw_mpa_tx *tx, const void *hdr, size_t hlen,
+                                 const void *payload, size_t plen, uint8_t *out,
+                                 size_t cap, dw_mpa_fpdu_info *info);
 
 /**
  * Frames one ULPDU into a contiguous buffer of cap octets (copying the

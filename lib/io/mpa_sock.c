@@ -15,6 +15,7 @@
 
 #define RBUF 65536u
 #define IOV_CAP 1024u     /* IOV_MAX: one sendmsg at most */
+#define MSG_CAP 64u       /* aligned mode: FPDUs per sendmmsg */
 #define EMSS_REREAD 256u  /* sends between TCP_MAXSEG reads (path MTU) */
 
 struct dw_sock {
@@ -32,6 +33,8 @@ struct dw_sock {
     size_t have;            /* octets of that frame in rbuf so far */
     uint8_t peer_frame[DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX];
     struct iovec iov[IOV_CAP];
+    struct mmsghdr msgs[MSG_CAP];
+    size_t msg_bytes[MSG_CAP];
 };
 
 void dw_sock_opts_default(dw_sock_opts *o)
@@ -80,8 +83,8 @@ static int make_mpa(dw_sock *s)
     ts.crc = s->info.crc;
     ts.seg_mode = s->o.seg_mode;
     ts.ptr_base = s->o.ptr_base;
-    /* dw_sock_sendv writes each group (at most EMSS, or one FPDU) before
-     * framing more: scratch for one largest FPDU's worth is enough */
+    /* dw_sock_sendv writes a packed group (at most EMSS) or MSG_CAP aligned
+     * FPDUs (at most ~530 scratch octets each) before framing more */
     ts.scratch_size = DW_MPA_FPDU_MAX + 2048;
     dw_mpa_rx_settings_default(&rs);
     rs.markers = s->info.rx_markers;
@@ -391,33 +394,83 @@ int dw_sock_send(dw_sock *s, const void *rec, size_t len)
     return dw_sock_sendv(s, &one, 1);
 }
 
+/* Aligned mode: each FPDU is its own message with MSG_EOR (one segment
+ * each, MPA 7.3 no packing), and one sendmmsg carries many of them. A
+ * message sent in part is finished with write_all before going on. */
+static int flush_aligned(dw_sock *s, size_t k)
+{
+    size_t i = 0;
+    while (i < k) {
+        int r = sendmmsg(s->fd, s->msgs + i, (unsigned)(k - i), MSG_EOR | MSG_NOSIGNAL);
+        if (r <= 0) {
+            int rc = r == 0 || errno == EINTR ? 0
+                     : errno == EAGAIN || errno == EWOULDBLOCK
+                         ? wait_room(s->fd, s->o.timeout_ms)
+                         : DW_ERR_IO;
+            if (rc)
+                return rc;
+            continue;
+        }
+        /* the kernel goes on after a message sent in part; if a later one
+         * then fit, the stream has a hole: the connection is unusable */
+        for (size_t j = i; j + 1 < i + (size_t)r; j++)
+            if (s->msgs[j].msg_len < s->msg_bytes[j])
+                return DW_ERR_IO;
+        i += (size_t)r;
+        struct mmsghdr *m = &s->msgs[i - 1];
+        if (m->msg_len < s->msg_bytes[i - 1]) {
+            /* the last message went out in part: skip what was sent */
+            struct iovec *v = m->msg_hdr.msg_iov;
+            int cnt = (int)m->msg_hdr.msg_iovlen;
+            size_t sent = m->msg_len;
+            while (sent >= v->iov_len)
+                sent -= v->iov_len, v++, cnt--;
+            v->iov_base = (uint8_t *)v->iov_base + sent;
+            v->iov_len -= sent;
+            int rc = write_all(s->fd, v, cnt, MSG_EOR, s->o.timeout_ms);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
 int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n)
 {
     if (s->starting)
         return DW_ERR_STATE;
-    size_t cnt = 0, group = 0;
+    size_t cnt = 0, group = 0, k = 0;
     int packed = s->o.seg_mode == DW_MPA_SEG_PACKED;
     for (size_t i = 0; i < n; i++) {
         maybe_reread_emss(s);
         size_t need = dw_mpa_fpdu_len(dw_mpa_tx_pos(s->tx), recs[i].iov_len,
                                       s->info.tx_markers);
-        /* a group ends where the next FPDU would not fit (MPA 7.3) */
-        if (cnt && (!packed || group + need > s->info.emss ||
-                    cnt + DW_MPA_FPDU_IOV_MAX > IOV_CAP)) {
-            int rc = write_all(s->fd, s->iov, (int)cnt, MSG_EOR, s->o.timeout_ms);
+        int full = cnt + DW_MPA_FPDU_IOV_MAX > IOV_CAP || k == MSG_CAP;
+        /* packed: a group ends where the next FPDU would not fit (MPA 7.3) */
+        if (cnt && (full || (packed && group + need > s->info.emss))) {
+            int rc = packed ? write_all(s->fd, s->iov, (int)cnt, MSG_EOR, s->o.timeout_ms)
+                            : flush_aligned(s, k);
             if (rc)
                 return rc;
-            cnt = group = 0;
+            cnt = group = k = 0;
         }
         dw_mpa_fpdu_info fi;
         ssize_t f = dw_mpa_tx_frame(s->tx, recs[i].iov_base, recs[i].iov_len,
                                     s->iov + cnt, IOV_CAP - cnt, &fi);
         if (f < 0)
             return (int)f;
+        if (!packed) {
+            s->msgs[k] = (struct mmsghdr){.msg_hdr = {.msg_iov = s->iov + cnt,
+                                                      .msg_iovlen = fi.iovcnt}};
+            s->msg_bytes[k++] = (size_t)f;
+        }
         cnt += fi.iovcnt;
         group += (size_t)f;
     }
-    return cnt ? write_all(s->fd, s->iov, (int)cnt, MSG_EOR, s->o.timeout_ms) : 0;
+    if (!cnt)
+        return 0;
+    return packed ? write_all(s->fd, s->iov, (int)cnt, MSG_EOR, s->o.timeout_ms)
+                  : flush_aligned(s, k);
 }
 
 /* Immediate mode with markers: MPA's first four octets are a zero marker
