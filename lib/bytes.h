@@ -15,6 +15,11 @@ static inline uint32_t dw_get_be32(const uint8_t *p)
            p[3];
 }
 
+static inline uint64_t dw_get_be64(const uint8_t *p)
+{
+    return (uint64_t)dw_get_be32(p) << 32 | dw_get_be32(p + 4);
+}
+
 static inline void dw_put_be16(uint8_t *p, uint16_t v)
 {
     p[0] = (uint8_t)(v >> 8);
@@ -27,6 +32,12 @@ static inline void dw_put_be32(uint8_t *p, uint32_t v)
     p[1] = (uint8_t)(v >> 16);
     p[2] = (uint8_t)(v >> 8);
     p[3] = (uint8_t)v;
+}
+
+static inline void dw_put_be64(uint8_t *p, uint64_t v)
+{
+    dw_put_be32(p, (uint32_t)(v >> 32));
+    dw_put_be32(p + 4, (uint32_t)v);
 }
 
 #endif
