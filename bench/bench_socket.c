@@ -82,8 +82,10 @@ static int full_io(int fd, uint8_t *p, size_t n, int wr)
     return 0;
 }
 
-static int mpa_on_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, void *u)
+static int mpa_on_ulpdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *d, size_t len,
+                        uint64_t off, void *u)
 {
+    (void)hdr, (void)hlen;
     run *r = u;
     (void)rx, (void)off;
     r->got += len;
@@ -95,7 +97,7 @@ static int mpa_on_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t of
 static void opts(dw_sock_opts *o, run *r)
 {
     dw_sock_opts_default(o);
-    o->cb = (dw_mpa_rx_callbacks){mpa_on_ulpdu, NULL, NULL};
+    o->cb = (dw_fr_rx_callbacks){mpa_on_ulpdu, NULL, NULL};
     o->user_data = r;
     o->timeout_ms = 0;
 }

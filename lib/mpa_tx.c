@@ -88,6 +88,11 @@ uint32_t dw_mpa_tx_pos(const dw_mpa_tx *tx)
     return tx->pos;
 }
 
+int dw_mpa_tx_markers(const dw_mpa_tx *tx)
+{
+    return tx->set.markers;
+}
+
 /*
  * The output of one FPDU: either iovecs (payload referenced, the rest in
  * scratch) or a flat buffer. Both are fed the FPDU's pieces in wire order

@@ -72,12 +72,16 @@ $D demo --offline --bytes 2M --no-markers --record-size 100 > "$T/demo"; check "
 $D demo --bytes 16M > "$T/demo"; check "[ $? = 0 ] && grep -q 'all records verified' '$T/demo'"
 $D demo --bytes 16M --startup negotiate --pack --no-markers > "$T/demo"
 check "[ $? = 0 ] && grep -q 'negotiated' '$T/demo'"
+$D demo --bytes 16M --framing ift > "$T/demo"
+check "[ $? = 0 ] && grep -q 'IFT over loopback' '$T/demo' && grep -q 'all records verified' '$T/demo'"
+$D demo --framing ift --startup negotiate > /dev/null 2>&1; check "[ $? = 1 ]"
 
 # listen/send over loopback TCP: byte-exact in every mode; --records keeps
 # the boundaries; mismatched start-up modes fail on both ends
 head -c 3000000 /dev/urandom > "$T/in"
 port=$((20000 + RANDOM % 10000)) # below the ephemeral range
-for m in "" "--startup negotiate" "--no-markers --pack" "--startup negotiate --pack"; do
+for m in "" "--startup negotiate" "--no-markers --pack" "--startup negotiate --pack" \
+         "--framing ift" "--framing ift --pack"; do
   port=$((port + 1))
   $D listen 127.0.0.1:$port $m > "$T/out" 2>/dev/null & lp=$!
   for _ in 1 2 3 4 5 6 7 8 9 10; do ss -ltn 2>/dev/null | grep -q ":$port " && break; sleep 0.1; done
@@ -91,7 +95,8 @@ sleep 0.3
 $D send "[::1]:$port" "$T/in" --record-size 1000 2>/dev/null; check "[ $? = 0 ]"
 wait $lp
 check "[ $(stat -c %s "$T/recs_out") = $((3000000 + 3000 * 2)) ]"
-for pair in "--startup negotiate|" "|--startup negotiate"; do
+for pair in "--startup negotiate|" "|--startup negotiate" "--framing ift|" "|--framing ift" \
+            "--framing ift|--no-markers" "--no-markers|--framing ift"; do
   port=$((port + 1))
   $D listen 127.0.0.1:$port ${pair%%|*} > /dev/null 2>"$T/lerr" & lp=$!
   sleep 0.3

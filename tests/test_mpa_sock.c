@@ -39,8 +39,10 @@ static size_t rec_len(size_t i)
     return 1 + (i * 7919) % (i % 3 ? 1400 : 16000);
 }
 
-static int on_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, void *u)
+static int on_ulpdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *d, size_t len,
+                    uint64_t off, void *u)
 {
+    (void)hdr, (void)hlen;
     side *s = u;
     (void)rx, (void)off;
     size_t i = s->got++;
@@ -49,7 +51,7 @@ static int on_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, v
     return 0;
 }
 
-static void on_error(dw_mpa_rx *rx, const dw_mpa_rx_error *e, void *u)
+static void on_error(dw_fr_rx *rx, const dw_fr_error *e, void *u)
 {
     (void)rx;
     ((side *)u)->mpa_err = (int)e->code;
@@ -94,9 +96,12 @@ static void opts(dw_sock_opts *o, side *s, int nego, int markers, int pack)
     o->markers = markers;
     o->seg_mode = pack ? DW_MPA_SEG_PACKED : DW_MPA_SEG_ALIGNED;
     o->timeout_ms = 5000;
-    o->cb = (dw_mpa_rx_callbacks){on_ulpdu, on_error, NULL};
+    o->cb = (dw_fr_rx_callbacks){on_ulpdu, on_error, NULL};
     o->user_data = s;
 }
+
+/* The framing of the server [0] and the client [1] in transfer(). */
+static dw_framing g_framing[2];
 
 /* One transfer client -> server; returns the client's connect result. */
 static int transfer(const char *host, int nego_c, int nego_s, int mk_c, int mk_s,
@@ -107,6 +112,8 @@ static int transfer(const char *host, int nego_c, int nego_s, int mk_c, int mk_s
     memset(cli, 0, sizeof *cli);
     opts(&srv->o, srv, nego_s, mk_s, pack);
     opts(&cli->o, cli, nego_c, mk_c, pack);
+    srv->o.framing = g_framing[0];
+    cli->o.framing = g_framing[1];
     srv->lfd = listen_any(host, port);
     CHECK(srv->lfd >= 0);
     pthread_t t;
@@ -206,6 +213,35 @@ static void test_mode_mismatch(void)
         CHECK_EQ_U(srv.got, 0);
         CHECK(now() - t0 < 2.0);
     }
+}
+
+/* IFT through the same adapter: transfers in both segmentation modes, and
+ * every IFT/MPA mix refused as an enablement error at the first frame. */
+static void test_ift_framing(void)
+{
+    side srv, cli;
+    for (int pack = 0; pack < 2; pack++) {
+        g_framing[0] = g_framing[1] = DW_FRAMING_IFT;
+        CHECK_EQ_U(transfer(pack ? "::1" : "127.0.0.1", 0, 0, 1, 1, pack, &srv, &cli), 0);
+        CHECK_EQ_U(srv.got, NREC);
+        CHECK_EQ_U(srv.bad, 0);
+        CHECK_EQ_U(srv.last, DW_ERR_CLOSED);
+        CHECK(cli.info.framing == DW_FRAMING_IFT && cli.info.tx_markers == 0);
+        CHECK_EQ_U(cli.info.mulpdu, DW_IFT_SIZE_MAX);
+    }
+    for (int m = 0; m < 4; m++) {
+        int ift_server = m & 1, markers = m >> 1;
+        g_framing[0] = ift_server ? DW_FRAMING_IFT : DW_FRAMING_MPA;
+        g_framing[1] = ift_server ? DW_FRAMING_MPA : DW_FRAMING_IFT;
+        double t0 = now();
+        transfer("127.0.0.1", 0, 0, markers, markers, 0, &srv, &cli);
+        CHECK_EQ_U(srv.last, DW_ERR_ENABLEMENT);
+        CHECK_EQ_U(srv.got, 0);
+        CHECK(now() - t0 < 2.0);
+    }
+    g_framing[0] = g_framing[1] = DW_FRAMING_IFT;
+    CHECK_EQ_U(transfer("127.0.0.1", 1, 0, 0, 0, 0, &srv, &cli), DW_ERR_UNSUPPORTED);
+    g_framing[0] = g_framing[1] = DW_FRAMING_MPA;
 }
 
 /* A plain TCP client (an HTTP request) against MPA servers of both modes. */
@@ -373,6 +409,7 @@ int main(void)
     RUN(test_asymmetric_markers);
     RUN(test_rejected);
     RUN(test_mode_mismatch);
+    RUN(test_ift_framing);
     RUN(test_plain_tcp_peer);
     RUN(test_truncated);
     RUN(test_nonblocking);

@@ -134,6 +134,9 @@ uint32_t dw_mpa_tx_mulpdu(const dw_mpa_tx *tx);
 /** MPA position (octets framed so far, mod 2^32) of the next FPDU. */
 uint32_t dw_mpa_tx_pos(const dw_mpa_tx *tx);
 
+/** Non-zero when this sender inserts markers. */
+int dw_mpa_tx_markers(const dw_mpa_tx *tx);
+
 /** Where one framed FPDU goes. */
 typedef struct dw_mpa_fpdu_info {
     /** Octets of the FPDU on the wire (sum of the iovecs). */

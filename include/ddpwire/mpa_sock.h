@@ -1,19 +1,20 @@
 /*
- * MPA over a real TCP socket (Linux): the adapter that drives the sans-I/O
- * MPA sender, receiver and start-up negotiation. This is the only part of
- * ddpwire that makes system calls on connections.
+ * MPA (or IFT) over a real TCP socket (Linux): the adapter that drives the
+ * sans-I/O sender, receiver and MPA start-up negotiation through the
+ * framing-neutral interface (framing.h). This is the only part of ddpwire
+ * that makes system calls on connections.
  *
  * Blocking use: dw_sock_connect() / dw_sock_accept() return a connection in
  * MPA mode (after the RFC 5044 exchange when negotiating); dw_sock_send()
  * sends records; dw_sock_recv() reads once and calls back with verified
- * ULPDUs. The descriptor (dw_sock_fd) can be put in an epoll set by the
+ * records (ULPDUs, or IFT payloads). The descriptor (dw_sock_fd) can be put in an epoll set by the
  * caller; dw_sock_recv() then reads what is there without blocking when
  * the descriptor is non-blocking.
  */
 #ifndef DDPWIRE_MPA_SOCK_H
 #define DDPWIRE_MPA_SOCK_H
 
-#include <ddpwire/mpa.h>
+#include <ddpwire/framing.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,6 +29,9 @@ typedef enum dw_sock_startup {
 } dw_sock_startup;
 
 typedef struct dw_sock_opts {
+    /** MPA (default) or IFT framing; IFT needs immediate start-up and has
+     *  no markers (markers is ignored) and no alignment rule. */
+    dw_framing framing;
     dw_sock_startup startup;
     /** Immediate: markers both ways. Negotiate: markers wanted for our
      *  receive direction (M); the peer decides ours. */
@@ -51,8 +55,9 @@ typedef struct dw_sock_opts {
      * when). Sends wait for room with poll() when the socket buffer is full.
      */
     int nonblocking;
-    /** Receiver callbacks and their user data (on_ulpdu required). */
-    dw_mpa_rx_callbacks cb;
+    /** Receiver callbacks and their user data (on_pdu required): whole
+     *  verified records, errors in the framing's own codes. */
+    dw_fr_rx_callbacks cb;
     void *user_data;
 } dw_sock_opts;
 
@@ -63,9 +68,10 @@ typedef struct dw_sock dw_sock;
 
 /** What the start-up agreed (for immediate mode: the options). */
 typedef struct dw_sock_info {
+    dw_framing framing;
     int tx_markers, rx_markers, crc;
     uint32_t emss;   /* TCP_MAXSEG when last read */
-    uint32_t mulpdu; /* MPA 7.3.1 for that EMSS */
+    uint32_t mulpdu; /* largest record: MPA 7.3.1 for that EMSS; IFT 65535 */
     /** Negotiate: the peer's frame (private data valid while s lives). */
     dw_mpa_startup peer;
 } dw_sock_info;
@@ -88,7 +94,8 @@ int dw_sock_accept(dw_sock **ps, int lfd, const dw_sock_opts *o, char *err,
                    size_t errlen);
 
 /**
- * Sends one record (1..64768 octets) as one FPDU, zero-copy from rec. In
+ * Sends one record (MPA: 1..64768 octets; IFT: 0..65535) as one frame,
+ * zero-copy from rec. In
  * aligned mode the FPDU is sent as its own record (MSG_EOR), so the kernel
  * does not append later data to its segment. Returns 0 or a DW_ERR_*;
  * partial writes are resumed, so a record is sent whole or the connection
@@ -109,8 +116,10 @@ int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n);
  * read (> 0), 0 when a non-blocking read found nothing, or: DW_ERR_CLOSED
  * after the peer's orderly close at an FPDU boundary, DW_ERR_PROTO after an
  * MPA error (reported through on_error: FIN/RST/timeout inside an FPDU is
- * code 1), DW_ERR_ENABLEMENT (immediate mode: the peer's first octets are
- * not a zero marker; negotiate: not a start-up frame), DW_ERR_REJECTED,
+ * code 1; IFT errors carry IFT codes), DW_ERR_ENABLEMENT (immediate mode:
+ * the peer's first octets are not a zero marker, or for IFT its first frame
+ * has impossible sizes or a bad header CRC; negotiate: not a start-up
+ * frame), DW_ERR_REJECTED,
  * DW_ERR_TIMEOUT, DW_ERR_IO.
  */
 ssize_t dw_sock_recv(dw_sock *s);

@@ -22,13 +22,14 @@ struct dw_sock {
     int fd;
     dw_sock_opts o;
     dw_sock_info info;
-    dw_mpa_tx *tx;
-    dw_mpa_rx *rx;
+    dw_fr_tx *tx;
+    dw_fr_rx *rx;
     uint8_t *rbuf;
     size_t left_at, left_n; /* octets read past the peer's start-up frame */
     unsigned zero_seen;     /* immediate mode: octets of the first marker checked */
     unsigned sends;
     int starting;           /* waiting for the peer's start-up frame */
+    int empty;              /* the peer sent an empty MPA record */
     int initiator;
     size_t have;            /* octets of that frame in rbuf so far */
     uint8_t peer_frame[DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX];
@@ -45,6 +46,7 @@ void dw_sock_opts_default(dw_sock_opts *o)
     o->crc = 1;
     o->allow_markers = 1;
     o->seg_mode = DW_MPA_SEG_ALIGNED;
+    o->framing = DW_FRAMING_MPA;
     o->timeout_ms = 10000;
 }
 
@@ -68,30 +70,58 @@ static void read_emss(dw_sock *s)
     socklen_t l = sizeof mss;
     if (getsockopt(s->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &l) == 0 && mss > 0) {
         s->info.emss = (uint32_t)mss;
-        dw_mpa_tx_set_emss(s->tx, (uint32_t)mss); /* MPA 7.3.1 follows EMSS */
+        dw_fr_tx_set_emss(s->tx, (uint32_t)mss); /* MPA 7.3.1 follows EMSS */
     }
-    s->info.mulpdu = dw_mpa_tx_mulpdu(s->tx);
+    s->info.mulpdu = (uint32_t)dw_fr_tx_max_pdu(s->tx);
+}
+
+/* The receiver's callbacks go to the user's, except an empty MPA ULPDU:
+ * records are 1..64768 octets (MPA 5.2 senders never post 0), and an IFT
+ * peer's first frame with an empty header reads as one under MPA without
+ * markers (its header CRC then equals the FPDU's CRC). */
+static int on_pdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *d,
+                  size_t len, uint64_t off, void *u)
+{
+    dw_sock *s = u;
+    if (!len && !hlen && s->o.framing == DW_FRAMING_MPA)
+        return s->empty = 1; /* stop here: dw_sock_recv refuses it */
+    return s->o.cb.on_pdu(rx, hdr, hlen, d, len, off, s->o.user_data);
+}
+
+static void on_error(dw_fr_rx *rx, const dw_fr_error *e, void *u)
+{
+    dw_sock *s = u;
+    if (s->o.cb.on_error)
+        s->o.cb.on_error(rx, e, s->o.user_data);
+}
+
+static uint8_t *get_buffer(dw_fr_rx *rx, size_t len, void *u)
+{
+    dw_sock *s = u;
+    return s->o.cb.get_buffer(rx, len, s->o.user_data);
 }
 
 /* The sender and receiver for what was agreed. */
 static int make_mpa(dw_sock *s)
 {
-    dw_mpa_tx_settings ts;
-    dw_mpa_rx_settings rs;
-    dw_mpa_tx_settings_default(&ts);
-    ts.markers = s->info.tx_markers;
-    ts.crc = s->info.crc;
-    ts.seg_mode = s->o.seg_mode;
-    ts.ptr_base = s->o.ptr_base;
+    dw_fr_tx_settings ts;
+    dw_fr_rx_settings rs;
+    dw_fr_tx_settings_default(&ts, s->o.framing);
+    ts.mpa.markers = s->info.tx_markers;
+    ts.mpa.crc = ts.ift.crc = s->info.crc;
+    ts.mpa.seg_mode = s->o.seg_mode;
+    ts.mpa.ptr_base = s->o.ptr_base;
     /* dw_sock_sendv writes a packed group (at most EMSS) or MSG_CAP aligned
-     * FPDUs (at most ~530 scratch octets each) before framing more */
-    ts.scratch_size = DW_MPA_FPDU_MAX + 2048;
-    dw_mpa_rx_settings_default(&rs);
-    rs.markers = s->info.rx_markers;
-    rs.crc = s->info.crc;
-    int rc = dw_mpa_tx_new(&s->tx, &ts);
+     * frames (at most ~530 scratch octets each) before framing more */
+    ts.mpa.scratch_size = DW_MPA_FPDU_MAX + 2048;
+    ts.ift.scratch_size = 65536;
+    dw_fr_rx_settings_default(&rs, s->o.framing);
+    rs.mpa.markers = s->info.rx_markers;
+    rs.mpa.crc = rs.ift.crc = s->info.crc;
+    int rc = dw_fr_tx_new(&s->tx, &ts);
+    dw_fr_rx_callbacks cb = {on_pdu, on_error, s->o.cb.get_buffer ? get_buffer : NULL};
     if (!rc)
-        rc = dw_mpa_rx_new(&s->rx, &rs, &s->o.cb, s->o.user_data);
+        rc = dw_fr_rx_new(&s->rx, &rs, &cb, s);
     if (!rc)
         read_emss(s);
     return rc;
@@ -106,6 +136,7 @@ static dw_sock *sock_new(int fd, const dw_sock_opts *o)
     }
     s->fd = fd;
     s->o = *o;
+    s->info.framing = o->framing;
     int one = 1; /* MPA 7.3: Nagle off, so FPDUs leave as framed */
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (o->timeout_ms > 0)
@@ -270,9 +301,14 @@ static int setup(dw_sock **ps, int fd, const dw_sock_opts *o, int initiator,
                  char *err, size_t errlen)
 {
     *ps = NULL;
-    if (!o->cb.on_ulpdu) {
+    if (!o->cb.on_pdu) {
         close(fd);
-        return say(err, errlen, DW_ERR_INVAL, "%s", "no on_ulpdu callback");
+        return say(err, errlen, DW_ERR_INVAL, "%s", "no on_pdu callback");
+    }
+    if (o->framing == DW_FRAMING_IFT && o->startup == DW_SOCK_NEGOTIATE) {
+        close(fd);
+        return say(err, errlen, DW_ERR_UNSUPPORTED, "%s",
+                   "IFT has no start-up exchange: use immediate start-up");
     }
     dw_sock *s = sock_new(fd, o);
     if (!s) {
@@ -289,7 +325,8 @@ static int setup(dw_sock **ps, int fd, const dw_sock_opts *o, int initiator,
         if (!rc && !o->nonblocking)
             rc = start_blocking(s);
     } else {
-        s->info.tx_markers = s->info.rx_markers = o->markers, s->info.crc = o->crc;
+        int mk = o->framing == DW_FRAMING_MPA && o->markers; /* IFT: none */
+        s->info.tx_markers = s->info.rx_markers = mk, s->info.crc = o->crc;
         rc = make_mpa(s);
     }
     if (rc) {
@@ -443,8 +480,7 @@ int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n)
     int packed = s->o.seg_mode == DW_MPA_SEG_PACKED;
     for (size_t i = 0; i < n; i++) {
         maybe_reread_emss(s);
-        size_t need = dw_mpa_fpdu_len(dw_mpa_tx_pos(s->tx), recs[i].iov_len,
-                                      s->info.tx_markers);
+        size_t need = dw_fr_tx_frame_len(s->tx, 0, recs[i].iov_len);
         int full = cnt + DW_MPA_FPDU_IOV_MAX > IOV_CAP || k == MSG_CAP;
         /* packed: a group ends where the next FPDU would not fit (MPA 7.3) */
         if (cnt && (full || (packed && group + need > s->info.emss))) {
@@ -454,9 +490,9 @@ int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n)
                 return rc;
             cnt = group = k = 0;
         }
-        dw_mpa_fpdu_info fi;
-        ssize_t f = dw_mpa_tx_frame(s->tx, recs[i].iov_base, recs[i].iov_len,
-                                    s->iov + cnt, IOV_CAP - cnt, &fi);
+        dw_fr_frame_info fi;
+        ssize_t f = dw_fr_tx_frame(s->tx, NULL, 0, recs[i].iov_base, recs[i].iov_len,
+                                   s->iov + cnt, IOV_CAP - cnt, &fi);
         if (f < 0)
             return (int)f;
         if (!packed) {
@@ -483,15 +519,28 @@ static int check_first_marker(dw_sock *s, const uint8_t *p, size_t n)
     return 0;
 }
 
+/* IFT in immediate mode: a first frame whose sizes or header CRC are
+ * wrong means the peer is not speaking IFT (enablement error). */
+static int first_frame_bad(dw_sock *s)
+{
+    int code = dw_fr_rx_failed(s->rx);
+    return s->o.framing == DW_FRAMING_IFT && s->o.startup == DW_SOCK_IMMEDIATE &&
+           dw_fr_rx_delivered(s->rx) == 0 && (code == DW_IFT_ERR_SIZE || code == DW_IFT_ERR_HEADER_CRC);
+}
+
 static ssize_t feed(dw_sock *s, const uint8_t *p, size_t n)
 {
+    if (s->empty) /* nothing after a refused record */
+        return DW_ERR_PROTO;
     if (s->o.startup == DW_SOCK_IMMEDIATE && s->info.rx_markers &&
         check_first_marker(s, p, n))
         return DW_ERR_ENABLEMENT;
     while (n) {
-        ssize_t r = dw_mpa_rx_feed(s->rx, p, n);
+        ssize_t r = dw_fr_rx_feed(s->rx, p, n);
         if (r < 0)
-            return r;
+            return first_frame_bad(s) ? DW_ERR_ENABLEMENT : r;
+        if (s->empty)
+            return dw_fr_rx_delivered(s->rx) == 1 ? DW_ERR_ENABLEMENT : DW_ERR_PROTO;
         p += r, n -= (size_t)r;
     }
     return 0;
@@ -499,7 +548,7 @@ static ssize_t feed(dw_sock *s, const uint8_t *p, size_t n)
 
 static ssize_t ended(dw_sock *s, dw_mpa_close_reason why)
 {
-    int rc = dw_mpa_rx_close(s->rx, why); /* MPA 9 code 1 through on_error */
+    int rc = dw_fr_rx_close(s->rx, why); /* MPA 9 code 1 through on_error */
     if (why == DW_MPA_CLOSE_TIMEOUT)
         return DW_ERR_TIMEOUT;
     return rc == 0 && why == DW_MPA_CLOSE_FIN ? DW_ERR_CLOSED : DW_ERR_PROTO;
@@ -587,8 +636,8 @@ void dw_sock_close(dw_sock *s)
     if (!s)
         return;
     close(s->fd);
-    dw_mpa_tx_del(s->tx);
-    dw_mpa_rx_del(s->rx);
+    dw_fr_tx_del(s->tx);
+    dw_fr_rx_del(s->rx);
     free(s->rbuf);
     free(s);
 }

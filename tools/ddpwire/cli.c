@@ -157,6 +157,11 @@ int cli_sock_option(dw_sock_opts *o, int argc, char **argv, int *i)
             fprintf(stderr, "ddpwire: --startup takes immediate or negotiate\n");
             return -1;
         }
+    } else if (!strcmp(a, "--framing")) {
+        if (dw_framing_parse(v, &o->framing)) {
+            fprintf(stderr, "ddpwire: --framing takes mpa or ift\n");
+            return -1;
+        }
     } else if (!strcmp(a, "--timeout")) {
         if (cli_u64(a, v, 0, 3600000, &n))
             return -1;

@@ -39,8 +39,8 @@ void cli_mpa_rx_settings(const cli_mpa_opts *o, dw_mpa_rx_settings *rs);
  * Returns 1 if handled, 0 if not an MPA option, -1 on a bad value. */
 int cli_mpa_option(cli_mpa_opts *o, int argc, char **argv, int *i);
 
-/* Socket options shared by demo, listen and send: --startup
- * immediate|negotiate, --no-markers, --pack, --timeout MS. Same returns
+/* Socket options shared by demo, listen and send: --framing mpa|ift,
+ * --startup immediate|negotiate, --no-markers, --pack, --timeout MS. Same returns
  * as cli_mpa_option(). */
 struct dw_sock_opts;
 int cli_sock_option(struct dw_sock_opts *o, int argc, char **argv, int *i);

@@ -10,13 +10,16 @@
 
 static void help(void)
 {
-    printf("usage: ddpwire bench crc|mpa|socket [--json] [--quick]\n"
+    printf("usage: ddpwire bench crc|mpa|socket|framing [--json] [--quick]\n"
            "  crc  CRC32c: every implementation, copy+CRC, memcpy and ISA-L's\n"
            "       crc32_iscsi at 64 B .. 1 MiB (GB/s, bytes/cycle, ratios)\n"
            "  mpa  MPA framing into iovecs and in-order receive versus CRC-only\n"
            "       and memcpy at the same sizes\n"
            "  socket  MPA over loopback TCP vs plain TCP with the same write sizes:\n"
            "       throughput at 1 KiB and 16 KiB records, 64 B round-trip latency\n"
+           "  framing  MPA with markers, MPA without and IFT on the same ULPDUs:\n"
+           "       zero-copy and contiguous framing, iovecs per frame, receive into\n"
+           "       caller buffers (64 B .. 64768 B)\n"
            "  --json   one JSON object per line\n"
            "  --quick  fewer, shorter runs (for CI smoke tests)\n");
 }
@@ -45,6 +48,8 @@ int cmd_bench(int argc, char **argv)
         return dw_bench_mpa(&o);
     if (!strcmp(argv[1], "socket"))
         return dw_bench_socket(&o);
+    if (!strcmp(argv[1], "framing"))
+        return dw_bench_framing(&o);
     fprintf(stderr, "ddpwire bench: unknown benchmark '%s'\n", argv[1]);
     return 2;
 #else

@@ -28,9 +28,9 @@ int demo_offline(int argc, char **argv);
 static void help(void)
 {
     printf("usage: ddpwire demo [--bytes N] [--record-size N] [--startup immediate|negotiate]\n"
-           "                    [--no-markers] [--pack] [--seed N]\n"
+           "                    [--framing mpa|ift] [--no-markers] [--pack] [--seed N]\n"
            "       ddpwire demo --offline ...   (no sockets; see --offline --help)\n"
-           "Starts an MPA listener on loopback and a client, sends N octets (default\n"
+           "Starts an MPA (or IFT) listener on loopback and a client, sends N octets (default\n"
            "512M) of records (sizes 1..64768, mostly up to MULPDU, unless\n"
            "--record-size), verifies every record on receipt, and prints a summary.\n");
 }
@@ -71,8 +71,10 @@ typedef struct server {
     char err[256];
 } server;
 
-static int on_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, void *u)
+static int on_ulpdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *d, size_t len,
+                    uint64_t off, void *u)
 {
+    (void)hdr, (void)hlen;
     server *v = u;
     size_t at, want = next_rec(&v->p, &v->s, &at);
     (void)rx, (void)off;
@@ -82,12 +84,13 @@ static int on_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, v
     return 0;
 }
 
-static void on_error(dw_mpa_rx *rx, const dw_mpa_rx_error *e, void *u)
+static void on_error(dw_fr_rx *rx, const dw_fr_error *e, void *u)
 {
     server *v = u;
     (void)rx;
     v->mpa_errors += e->code != DW_MPA_ERR_CLOSED || !e->clean;
-    v->crc_errors += e->code == DW_MPA_ERR_CRC;
+    v->crc_errors += e->code == DW_MPA_ERR_CRC ||
+                     (e->framing == DW_FRAMING_IFT && e->code == DW_IFT_ERR_PAYLOAD_CRC);
 }
 
 static void *serve(void *arg)
@@ -204,9 +207,9 @@ int cmd_demo(int argc, char **argv)
 
     dw_sock *c;
     dw_sock_opts co = o;
-    co.cb = (dw_mpa_rx_callbacks){on_ulpdu, NULL, NULL}; /* nothing comes back */
+    co.cb = (dw_fr_rx_callbacks){on_ulpdu, NULL, NULL}; /* nothing comes back */
     v.o = o;
-    v.o.cb = (dw_mpa_rx_callbacks){on_ulpdu, on_error, NULL};
+    v.o.cb = (dw_fr_rx_callbacks){on_ulpdu, on_error, NULL};
     v.o.user_data = &v;
     v.o.timeout_ms = 0;
     pthread_t t;
@@ -220,11 +223,13 @@ int cmd_demo(int argc, char **argv)
     p.mulpdu = info.mulpdu;
     v.p = p;
     v.s = p.seed;
-    printf("ddpwire demo: MPA over loopback TCP port %s, %s start-up, markers %s, CRC %s, "
-           "%s segments, EMSS %u, MULPDU %u, CRC32c path %s\n", port,
+    printf("ddpwire demo: %s over loopback TCP port %s, %s start-up, markers %s, CRC %s, "
+           "%s segments, EMSS %u, %s %u, CRC32c path %s\n",
+           o.framing == DW_FRAMING_IFT ? "IFT" : "MPA", port,
            o.startup == DW_SOCK_NEGOTIATE ? "negotiated (RFC 5044)" : "immediate",
            info.tx_markers ? "on" : "off", info.crc ? "on" : "off",
-           o.seg_mode == DW_MPA_SEG_PACKED ? "packed" : "aligned", info.emss, info.mulpdu,
+           o.seg_mode == DW_MPA_SEG_PACKED ? "packed" : "aligned", info.emss,
+           o.framing == DW_FRAMING_IFT ? "largest record" : "MULPDU", info.mulpdu,
            dw_crc32c_impl_name(dw_crc32c_get_impl()));
     double t0 = now();
     uint64_t recs = 0;
@@ -245,8 +250,9 @@ int cmd_demo(int argc, char **argv)
     printf("octets      %llu of records\n", (unsigned long long)v.bytes);
     printf("throughput  %.2f GB/s (%.1f Gbit/s) of records, %.2f s\n", v.bytes / el / 1e9,
            v.bytes * 8 / el / 1e9, el);
-    printf("errors      %llu CRC errors, %llu MPA errors%s%s\n",
+    printf("errors      %llu CRC errors, %llu %s errors%s%s\n",
            (unsigned long long)v.crc_errors, (unsigned long long)v.mpa_errors,
+           o.framing == DW_FRAMING_IFT ? "IFT" : "MPA",
            v.rc ? "; listener: " : "", v.rc ? v.err : "");
     printf("result      %s\n", ok ? "all records verified" : "FAILED");
     free(pool);

@@ -15,7 +15,7 @@
 static void help(void)
 {
     printf("usage: ddpwire listen [ADDR:]PORT [--records] [--keep-open] [--echo]\n"
-           "                      [--startup immediate|negotiate] [--no-markers]\n"
+           "                      [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers]\n"
            "                      [--pack] [--timeout MS]\n"
            "Accepts an MPA connection and writes each verified record's payload to\n"
            "stdout (with --records: a 2-octet big-endian length before each). Exits\n"
@@ -29,7 +29,7 @@ typedef struct ctx {
     int records;
     int werr;
     uint64_t n, bytes;
-    dw_mpa_rx_error err;
+    dw_fr_error err;
     int failed;
 } ctx;
 
@@ -41,8 +41,10 @@ static int write_record(int records, const uint8_t *d, size_t len)
            cli_write_all(STDOUT_FILENO, d, len);
 }
 
-static int on_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, void *u)
+static int on_ulpdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *d, size_t len,
+                    uint64_t off, void *u)
 {
+    (void)hdr, (void)hlen;
     ctx *c = u;
     (void)rx, (void)off;
     if (write_record(c->records, d, len))
@@ -52,7 +54,7 @@ static int on_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, v
     return c->werr;
 }
 
-static void on_error(dw_mpa_rx *rx, const dw_mpa_rx_error *e, void *u)
+static void on_error(dw_fr_rx *rx, const dw_fr_error *e, void *u)
 {
     ctx *c = u;
     (void)rx;
@@ -85,13 +87,14 @@ static int serve(int lfd, dw_sock_opts *o, ctx *c)
                 (unsigned long long)c->n, (unsigned long long)c->bytes);
         return 0;
     }
-    if (c->failed && c->err.code != DW_MPA_ERR_CLOSED)
-        fprintf(stderr, "ddpwire listen: MPA error %d (%s) at stream offset %llu\n",
-                (int)c->err.code, dw_mpa_strerror(c->err.code),
-                (unsigned long long)c->err.offset);
-    else if (r == DW_ERR_ENABLEMENT)
-        fprintf(stderr, "ddpwire listen: enablement error: the peer's first octets are "
-                        "not an MPA marker (is it in --startup negotiate, or not MPA?)\n");
+    if (r == DW_ERR_ENABLEMENT) {
+        const char *f = o->framing == DW_FRAMING_IFT ? "IFT" : "MPA";
+        fprintf(stderr, "ddpwire listen: enablement error: the peer's first octets are not "
+                        "%s in this mode (other --framing or --startup, or not %s at all?)\n",
+                f, f);
+    } else if (c->failed && c->err.code != DW_MPA_ERR_CLOSED)
+        fprintf(stderr, "ddpwire listen: %s at stream offset %llu\n",
+                dw_fr_error_str(&c->err), (unsigned long long)c->err.offset);
     else
         fprintf(stderr, "ddpwire listen: connection ended: %s\n",
                 c->werr ? "cannot write to stdout" : dw_strerror((int)r));
@@ -109,8 +112,10 @@ typedef struct server {
     uint64_t conns, open, recs, failed;
 } server;
 
-static int ep_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, void *u)
+static int ep_ulpdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *d, size_t len,
+                    uint64_t off, void *u)
 {
+    (void)hdr, (void)hlen;
     conn *c = u;
     (void)rx, (void)off;
     c->srv->recs++;
@@ -179,7 +184,7 @@ static int serve_many(int lfd, dw_sock_opts *o, int echo, int records)
     fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
     epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &e);
     o->nonblocking = 1;
-    o->cb = (dw_mpa_rx_callbacks){ep_ulpdu, NULL, NULL};
+    o->cb = (dw_fr_rx_callbacks){ep_ulpdu, NULL, NULL};
     for (;;) {
         int n = epoll_wait(ep, ev, 256, -1);
         if (n < 0 && errno != EINTR) {
@@ -237,7 +242,7 @@ int cmd_listen(int argc, char **argv)
     }
     if (keep)
         return serve_many(lfd, &o, echo, records);
-    o.cb = (dw_mpa_rx_callbacks){on_ulpdu, on_error, NULL};
+    o.cb = (dw_fr_rx_callbacks){on_ulpdu, on_error, NULL};
     o.user_data = &c;
     c.records = records;
     int status = serve(lfd, &o, &c);

@@ -25,7 +25,7 @@ static uint8_t pool[POOL + DW_MPA_ULPDU_MAX];
 static void help(void)
 {
     printf("usage: ddpwire load HOST:PORT [--connections N] [--records M] [--record-size S]\n"
-           "                    [--startup immediate|negotiate] [--no-markers] [--timeout MS]\n"
+           "                    [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers] [--timeout MS]\n"
            "Opens N connections (default 1000) to `ddpwire listen PORT --keep-open --echo`,\n"
            "sends M records of S octets on each (default 5 of 100), verifies every echoed\n"
            "record, and reports. Exit status 0 only if every record came back intact.\n");
@@ -56,8 +56,10 @@ static const uint8_t *rec_data(size_t id, size_t j)
     return pool + (id * 7919 + j * 104729) % POOL;
 }
 
-static int on_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, void *u)
+static int on_ulpdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *d, size_t len,
+                    uint64_t off, void *u)
 {
+    (void)hdr, (void)hlen;
     lconn *c = u;
     (void)rx, (void)off;
     int ok = len == c->run->size && !memcmp(d, rec_data(c->id, c->got), len);
@@ -187,7 +189,7 @@ int cmd_load(int argc, char **argv)
     lconn *cs = calloc(n, sizeof *cs);
     int ep = epoll_create1(EPOLL_CLOEXEC);
     o.nonblocking = 1;
-    o.cb = (dw_mpa_rx_callbacks){on_ulpdu, NULL, NULL};
+    o.cb = (dw_fr_rx_callbacks){on_ulpdu, NULL, NULL};
     double t0 = now();
     for (size_t i = 0; cs && i < n; i++) {
         cs[i] = (lconn){NULL, i, 0, 0, 0, 0, 0, &run};

@@ -15,14 +15,16 @@
 static void help(void)
 {
     printf("usage: ddpwire send HOST:PORT [FILE|-] [--record-size N]\n"
-           "                    [--startup immediate|negotiate] [--no-markers]\n"
+           "                    [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers]\n"
            "                    [--pack] [--timeout MS]\n"
            "Connects to an MPA listener and sends the input cut into records of at\n"
            "most MULPDU octets (or N), then closes and waits for the peer to close.\n");
 }
 
-static int on_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, void *u)
+static int on_ulpdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *d, size_t len,
+                    uint64_t off, void *u)
 {
+    (void)hdr, (void)hlen;
     (void)rx, (void)d, (void)len, (void)off, (void)u;
     return 0; /* the listener sends nothing back */
 }
@@ -82,7 +84,7 @@ int cmd_send(int argc, char **argv)
         perror(file);
         return 1;
     }
-    o.cb = (dw_mpa_rx_callbacks){on_ulpdu, NULL, NULL};
+    o.cb = (dw_fr_rx_callbacks){on_ulpdu, NULL, NULL};
     dw_sock *s;
     if (dw_sock_connect(&s, host, port, &o, err, sizeof err)) {
         fprintf(stderr, "ddpwire send: %s\n", err);

@@ -19,7 +19,7 @@ static const struct {
     {"listen", cmd_listen, "accept MPA connections, write the records to stdout"},
     {"send", cmd_send, "send stdin or a file as records over MPA to a listener"},
     {"load", cmd_load, "many concurrent connections against listen --keep-open --echo"},
-    {"bench", cmd_bench, "benchmarks: bench crc | mpa | socket [--json] [--quick]"},
+    {"bench", cmd_bench, "benchmarks: bench crc | mpa | socket | framing [--json] [--quick]"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,183 @@
+/*
+ * One interface over the two framings of DDP over TCP: MPA (markers, pad,
+ * one CRC, mpa.h) and IFT (sizes, header CRC, payload CRC, ift.h). The
+ * transport, the CLI's demo/listen/send, and the benchmarks choose one
+ * with a dw_framing value and otherwise use the same calls.
+ *
+ * A PDU is a header (a DDP header; may be empty) and a payload. MPA frames
+ * them as one ULPDU (header then payload); IFT keeps them apart and checks
+ * each with its own CRC. Receivers deliver whole PDUs only after every CRC
+ * that covers them has verified. MPA does not know where a header ends, so
+ * its PDUs arrive with an empty header and the whole ULPDU as payload.
+ */
+#ifndef DDPWIRE_FRAMING_H
+#define DDPWIRE_FRAMING_H
+
+#include <ddpwire/ift.h>
+#include <ddpwire/mpa.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum dw_framing {
+    DW_FRAMING_MPA = 0,
+    DW_FRAMING_IFT = 1
+} dw_framing;
+
+/** "mpa" or "ift" ("?" for other values). */
+const char *dw_framing_name(dw_framing f);
+
+/** Parses "mpa" or "ift". Returns 0 or DW_ERR_INVAL. */
+int dw_framing_parse(const char *name, dw_framing *f);
+
+/* ------------------------------------------------------------------ */
+/* Sender                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct dw_fr_tx dw_fr_tx;
+
+typedef struct dw_fr_tx_settings {
+    dw_framing framing;
+    /** Used when framing is MPA. */
+    dw_mpa_tx_settings mpa;
+    /** Used when framing is IFT. */
+    dw_ift_tx_settings ift;
+} dw_fr_tx_settings;
+
+/** Both framings' defaults, and the framing given. */
+void dw_fr_tx_settings_default(dw_fr_tx_settings *s, dw_framing f);
+
+/** Creates a sender for s->framing. Returns 0, DW_ERR_INVAL, DW_ERR_NOMEM. */
+int dw_fr_tx_new(dw_fr_tx **ptx, const dw_fr_tx_settings *s);
+
+/** Frees a sender; NULL is allowed. */
+void dw_fr_tx_del(dw_fr_tx *tx);
+
+dw_framing dw_fr_tx_framing(const dw_fr_tx *tx);
+
+/** Follows an EMSS change: MPA's MULPDU follows it; IFT ignores it. */
+int dw_fr_tx_set_emss(dw_fr_tx *tx, uint32_t emss);
+
+/**
+ * Largest PDU (header + payload) to send: MULPDU for MPA (MPA 7.3.1, so an
+ * FPDU fits a segment), 65535 payload octets for IFT (its size field).
+ */
+size_t dw_fr_tx_max_pdu(const dw_fr_tx *tx);
+
+/** Wire length of the next frame for a PDU of hlen + plen octets. */
+size_t dw_fr_tx_frame_len(const dw_fr_tx *tx, size_t hlen, size_t plen);
+
+/** iovecs one frame can need (either framing). */
+#define DW_FR_FRAME_IOV_MAX DW_MPA_FPDU_IOV_MAX
+
+typedef struct dw_fr_frame_info {
+    /** Octets on the wire and iovecs used. */
+    size_t len, iovcnt;
+    /** Stream offset of the frame (MPA: position, mod 2^32). */
+    uint64_t offset;
+    /** MPA: the segmentation advice of dw_mpa_fpdu_info; IFT: 0. */
+    int new_segment;
+} dw_fr_frame_info;
+
+/**
+ * Frames one PDU as iovecs: the payload is referenced, never copied; the
+ * rest points into the sender's scratch (see the framing's settings).
+ * Returns the frame's wire length or the framing's error (DW_ERR_EMPTY,
+ * DW_ERR_TOO_LONG, DW_ERR_NOSPACE, DW_ERR_INVAL); on error nothing is
+ * framed. MPA refuses an empty PDU; IFT allows it. info may be NULL.
+ */
+ssize_t dw_fr_tx_frame(dw_fr_tx *tx, const void *hdr, size_t hlen,
+                       const void *payload, size_t plen, struct iovec *iov,
+                       size_t iovcap, dw_fr_frame_info *info);
+
+/** The same into a contiguous buffer (payload copied with a fused CRC). */
+ssize_t dw_fr_tx_frame_into(dw_fr_tx *tx, const void *hdr, size_t hlen,
+                            const void *payload, size_t plen, uint8_t *out,
+                            size_t cap, dw_fr_frame_info *info);
+
+/* ------------------------------------------------------------------ */
+/* Receiver                                                            */
+/* ------------------------------------------------------------------ */
+
+typedef struct dw_fr_rx dw_fr_rx;
+
+/** A protocol error, in the framing's own codes. */
+typedef struct dw_fr_error {
+    dw_framing framing;
+    /**
+     * dw_mpa_error or dw_ift_error. Code 1 means "connection closed" in
+     * both; 2 is a CRC mismatch in both (IFT: the header CRC).
+     */
+    int code;
+    /** Stream offset of the offending frame. */
+    uint64_t offset;
+    /** Code 1: non-zero when the stream ended between frames. */
+    int clean;
+    /** Code 1: why the transport ended the stream. */
+    dw_mpa_close_reason reason;
+} dw_fr_error;
+
+/** "MPA error 2: CRC mismatch"-style text for e (static storage). */
+const char *dw_fr_error_str(const dw_fr_error *e);
+
+typedef struct dw_fr_rx_callbacks {
+    /**
+     * A whole, verified PDU, in stream order: hdr/hlen (IFT; empty for
+     * MPA) and data/len, valid only during the call (they may point into
+     * the fed input). offset is the frame's stream offset. Return 0 to go
+     * on, non-zero to make dw_fr_rx_feed() return right after this PDU.
+     */
+    int (*on_pdu)(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen,
+                  const uint8_t *data, size_t len, uint64_t offset,
+                  void *user_data);
+    /** A protocol error; once, and nothing is delivered after it. Optional. */
+    void (*on_error)(dw_fr_rx *rx, const dw_fr_error *err, void *user_data);
+    /**
+     * Optional: where to assemble a PDU's data of len octets that cannot
+     * be delivered from the input in place (as dw_mpa_rx_callbacks).
+     * Unverified octets land there before the verdict.
+     */
+    uint8_t *(*get_buffer)(dw_fr_rx *rx, size_t len, void *user_data);
+} dw_fr_rx_callbacks;
+
+typedef struct dw_fr_rx_settings {
+    dw_framing framing;
+    dw_mpa_rx_settings mpa;
+    dw_ift_rx_settings ift;
+} dw_fr_rx_settings;
+
+/** Both framings' defaults, and the framing given. */
+void dw_fr_rx_settings_default(dw_fr_rx_settings *s, dw_framing f);
+
+/** Creates a receiver; callbacks must have on_pdu. */
+int dw_fr_rx_new(dw_fr_rx **prx, const dw_fr_rx_settings *s,
+                 const dw_fr_rx_callbacks *callbacks, void *user_data);
+
+/** Frees a receiver; NULL is allowed. */
+void dw_fr_rx_del(dw_fr_rx *rx);
+
+/**
+ * Feeds the next len octets of the stream (any chunking). Returns octets
+ * consumed (len, or fewer after on_pdu returned non-zero), DW_ERR_PROTO
+ * once an error was reported, DW_ERR_INVAL.
+ */
+ssize_t dw_fr_rx_feed(dw_fr_rx *rx, const void *in, size_t len);
+
+/** The stream ended (code 1 unless it ended between frames): 0 or DW_ERR_PROTO. */
+int dw_fr_rx_close(dw_fr_rx *rx, dw_mpa_close_reason reason);
+
+/** Octets consumed since the framing began. */
+uint64_t dw_fr_rx_offset(const dw_fr_rx *rx);
+
+/** PDUs delivered so far. */
+uint64_t dw_fr_rx_delivered(const dw_fr_rx *rx);
+
+/** The protocol error code reported so far, or 0. */
+int dw_fr_rx_failed(const dw_fr_rx *rx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DDPWIRE_FRAMING_H */
