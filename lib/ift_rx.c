@@ -269,6 +269,8 @@ static ssize_t step(dw_ift_rx *rx, const uint8_t *in, size_t n)
             rc = got_header(rx, rx->hold, rx->hold + rx->held - DW_IFT_CRC_LEN);
         break;
     case ST_PAYLOAD:
+        if (!rx->got && n >= rx->plen + DW_IFT_CRC_LEN)
+            return whole_payload(rx, in); /* the rest of the frame is here */
         want_dst(rx);
         if (rx->failed)
             return DW_ERR_PROTO;

@@ -616,12 +616,15 @@ static void corrupt_stream(stream *s, uint8_t *wire)
     s->wire = wire;
 }
 
-/* Feeds s (whole, or 1-octet pieces) and checks what comes after an error. */
-static void feed_bad(dw_ift_rx *rx, chk *c, const stream *s, int bytes)
+/* Feeds s (seg 0: whole, 1: 1-octet pieces, 2: cut after frame 1's
+ * header CRC) and checks what comes after an error. */
+static void feed_bad(dw_ift_rx *rx, chk *c, const stream *s, int seg)
 {
     ssize_t r = 0;
-    for (size_t at = 0; at < s->len && r == 0; at += bytes ? 1 : s->len)
-        r = feed_piece(rx, c, s->wire + at, bytes ? 1 : s->len);
+    for (size_t at = 0, n; at < s->len && r == 0; at += n) {
+        n = seg == 1 ? 1 : seg == 2 && at < 58 ? 58 : s->len - at;
+        r = feed_piece(rx, c, s->wire + at, n);
+    }
     CHECK_EQ_U(r, (size_t)DW_ERR_PROTO);
     unsigned h = c->headers, p = c->pieces, e = c->ends;
     CHECK_EQ_U(dw_ift_rx_feed(rx, s->wire, s->len), (size_t)DW_ERR_PROTO);
@@ -634,7 +637,7 @@ static void test_rx_corrupt(void)
     static stream s;
     uint8_t wire[160], buf[64];
     uint64_t rng = 5;
-    for (int bytes = 0; bytes < 2; bytes++)
+    for (int seg = 0; seg < 3; seg++)
         for (int mp = 0; mp < 2; mp++)
             for (size_t bit = 0; bit < 35 * 8; bit++) {
                 corrupt_stream(&s, wire);
@@ -647,7 +650,7 @@ static void test_rx_corrupt(void)
                 dw_ift_rx_settings_default(&set);
                 set.max_payload = mp ? 1000 : 65535;
                 dw_ift_rx *rx = new_rx(&c, &set);
-                feed_bad(rx, &c, &s, bytes);
+                feed_bad(rx, &c, &s, seg);
                 CHECK_EQ_U(c.ends, 1); /* the frame before */
                 CHECK_EQ_U(c.err.offset, 32);
                 CHECK(!c.err.clean);
@@ -666,8 +669,8 @@ static void test_rx_corrupt(void)
                     CHECK_EQ_U(c.err.code, DW_IFT_ERR_PAYLOAD_CRC);
                     CHECK_EQ_U(c.headers, 2);
                     CHECK_EQ_U(dw_ift_rx_offset(rx), 67);
-                    if (!bytes) /* whole frame in the input: checked first,
-                                 * only frame 0 streamed (buf_mode 0) */
+                    if (seg != 1) /* payload and CRC in one feed: checked
+                                   * first; only frame 0 streamed (mode 0) */
                         CHECK_EQ_U(c.pieces, c.buf_mode == 0);
                     else if (c.buf_mode != 1)
                         CHECK_EQ_U(c.pieces, (c.buf_mode == 0 ? 8u : 0u) + 5u);

@@ -245,8 +245,8 @@ typedef struct dw_ift_rx_callbacks {
      * Pieces come in order and add up to payload_len; empty payloads get
      * no call. The pieces are NOT verified: the payload CRC's verdict
      * comes with on_end or on_error (DW_IFT_ERR_PAYLOAD_CRC) after the
-     * last one. When a whole frame arrives within one feed, its payload
-     * is checked first and a corrupt one is not streamed at all. Return
+     * last one. When a payload and its CRC arrive within one feed, the
+     * payload is checked first and, if corrupt, not streamed at all. Return
      * non-zero to make dw_ift_rx_feed() return right after this piece.
      * Optional.
      */
