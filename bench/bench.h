@@ -29,7 +29,8 @@ double dw_bench_now(void);
 double dw_bench_cycles_hz(void);
 
 /*
- * Throughput of fn(ctx, size) in GB/s (1e9 octets per second): calls fn
+ * Throughput of fn(ctx, size) in GB/s (1e9 octets per second of the
+ * calling thread's CPU time, so a busy machine disturbs it less): calls fn
  * repeatedly so each run takes ~10 ms (~2 ms quick) and returns the median
  * of 15 runs (5 quick). fn must do `size` octets of work per call.
  */
