@@ -19,6 +19,7 @@ static const struct {
     {"listen", cmd_listen, "accept MPA connections, write the records to stdout"},
     {"send", cmd_send, "send stdin or a file as records over MPA to a listener"},
     {"load", cmd_load, "many concurrent connections against listen --keep-open --echo"},
+    {"ipoib", cmd_ipoib, "IPoIB service IDs; simulated capability matrix and pcap"},
     {"bench", cmd_bench, "benchmarks: bench crc | mpa | socket | framing [--json] [--quick]"},
 };
 

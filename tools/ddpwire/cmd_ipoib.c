@@ -1,0 +1,384 @@
+/* ddpwire ipoib: IPoIB service IDs, the simulated pairwise matrix, and a
+ * simulated scenario written as a pcap (link type 242). */
+#include <ddpwire/ipoib_sim.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+
+static void help(void)
+{
+    printf("usage: ddpwire ipoib service-id PROTO PORT     draft 4.0 text form\n"
+           "                                                (tcp 40 -> 1:0:0:6:0:0:0:28)\n"
+           "       ddpwire ipoib service-id TEXT           read one back (-> tcp 40)\n"
+           "       ddpwire ipoib service-id --rfc4755 QPN | --linux QPN | --cm TEXT\n"
+           "                                                RFC 4755 / Linux connected-mode form\n"
+           "       ddpwire ipoib kinds                      the node kinds of the matrix\n"
+           "       ddpwire ipoib matrix [--seed N] [--bulk N] [--pings N]\n"
+           "                                                every pair of kinds, simulated\n"
+           "       ddpwire ipoib sim [A B] [--pcap FILE] [--seed N] [--bulk N] [--pings N] [-v]\n"
+           "       ddpwire ipoib pcap FILE [A B]            = sim --pcap FILE\n"
+           "PROTO is tcp, udp, sctp, icmp or a number 0..255; PORT 0..65535 (0: all).\n"
+           "--hex also prints the 64-bit value. The pcap holds the UD frames (ARP with\n"
+           "20-octet addresses, IPoIB headers) in link type 242, as Wireshark reads it.\n");
+}
+
+static const struct {
+    const char *name;
+    unsigned num;
+} protos[] = {{"icmp", 1}, {"tcp", 6}, {"udp", 17}, {"sctp", 132}};
+
+static int proto_parse(const char *s, unsigned *out)
+{
+    for (size_t i = 0; i < sizeof protos / sizeof protos[0]; i++)
+        if (!strcasecmp(s, protos[i].name)) {
+            *out = protos[i].num;
+            return 0;
+        }
+    uint64_t v;
+    if (cli_u64("PROTO", s, 0, 255, &v))
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+static const char *proto_name(unsigned p)
+{
+    for (size_t i = 0; i < sizeof protos / sizeof protos[0]; i++)
+        if (protos[i].num == p)
+            return protos[i].name;
+    return NULL;
+}
+
+static int print_sid(uint64_t sid, int hex)
+{
+    char t[DW_IPOIB_SID_TEXT_MAX];
+    dw_ipoib_sid_format(t, sizeof t, sid);
+    if (hex)
+        printf("%s 0x%016llx\n", t, (unsigned long long)sid);
+    else
+        printf("%s\n", t);
+    return 0;
+}
+
+static int sid_read_back(const char *text, int cm, int hex)
+{
+    uint64_t v;
+    dw_ipoib_sid s;
+    dw_ipoib_sid_style style;
+    uint32_t qpn;
+    if (dw_ipoib_sid_parse(&v, text)) {
+        fprintf(stderr, "ddpwire ipoib: '%s' is not a service ID: eight groups of 1-2 hex "
+                        "digits separated by ':' expected\n", text);
+        return 2;
+    }
+    if (cm) {
+        if (dw_ipoib_sid_cm_parse(v, &style, &qpn)) {
+            fprintf(stderr, "ddpwire ipoib: %s is not a connected-mode service ID "
+                            "(0x01 or 0x10, zeros, then a 24-bit QPN)\n", text);
+            return 1;
+        }
+        printf("%s qpn 0x%06x\n", style == DW_IPOIB_SID_LINUX ? "linux" : "rfc4755", qpn);
+        return 0;
+    }
+    if (dw_ipoib_sid_split(&s, v)) {
+        fprintf(stderr, "ddpwire ipoib: %s is outside the IETF block (first octet must be 1)\n",
+                text);
+        return 1;
+    }
+    const char *n = proto_name(s.protocol);
+    if (n)
+        printf("%s %u", n, s.subfield);
+    else
+        printf("%u %u", s.protocol, s.subfield);
+    if (hex)
+        printf(" 0x%016llx", (unsigned long long)v);
+    printf("%s\n", s.reserved_set ? " (reserved octets set: ignored)" : "");
+    return 0;
+}
+
+static int cmd_service_id(int argc, char **argv)
+{
+    int hex = 0, n = 0;
+    const char *arg[2] = {NULL, NULL}, *mode = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--hex"))
+            hex = 1;
+        else if (!strcmp(argv[i], "--rfc4755") || !strcmp(argv[i], "--linux") ||
+                 !strcmp(argv[i], "--cm"))
+            mode = argv[i];
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "ddpwire ipoib service-id: unknown option '%s'\n", argv[i]);
+            return 2;
+        } else if (n < 2)
+            arg[n++] = argv[i];
+        else {
+            fprintf(stderr, "ddpwire ipoib service-id: too many arguments\n");
+            return 2;
+        }
+    }
+    if (mode && !strcmp(mode, "--cm") && n == 1)
+        return sid_read_back(arg[0], 1, hex);
+    if (mode && n == 1) {
+        uint64_t q;
+        if (cli_u64("QPN", arg[0], 2, DW_IPOIB_QPN_MAX - 1, &q))
+            return 2;
+        return print_sid(dw_ipoib_sid_cm(strcmp(mode, "--linux") ? DW_IPOIB_SID_RFC4755
+                                                                   : DW_IPOIB_SID_LINUX,
+                                         (uint32_t)q), hex);
+    }
+    if (!mode && n == 1)
+        return sid_read_back(arg[0], 0, hex);
+    if (!mode && n == 2) {
+        unsigned proto;
+        uint64_t port;
+        if (proto_parse(arg[0], &proto) || cli_u64("PORT", arg[1], 0, 65535, &port))
+            return 2;
+        return print_sid(dw_ipoib_sid_make((uint8_t)proto, (uint16_t)port), hex);
+    }
+    fprintf(stderr, "ddpwire ipoib service-id: expected PROTO PORT, TEXT, or --rfc4755/--linux "
+                    "QPN, or --cm TEXT (see --help)\n");
+    return 2;
+}
+
+/* ---- simulation ---- */
+
+typedef struct sim_opts {
+    dw_ipoib_pair_opts po;
+    const char *pcap;
+    const char *a, *b;
+    int verbose;
+} sim_opts;
+
+static int sim_option(sim_opts *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    uint64_t n;
+    if (!strcmp(a, "--seed")) {
+        if (cli_u64(a, v, 0, UINT64_MAX, &n))
+            return -1;
+        o->po.seed = n;
+    } else if (!strcmp(a, "--bulk")) {
+        if (cli_u64(a, v, 0, 8u << 20, &n))
+            return -1;
+        o->po.bulk = n;
+    } else if (!strcmp(a, "--pings")) {
+        if (cli_u64(a, v, 0, 1000, &n))
+            return -1;
+        o->po.pings = (unsigned)n;
+    } else if (!strcmp(a, "--pcap")) {
+        if (!v) {
+            fprintf(stderr, "ddpwire ipoib: --pcap needs a file name\n");
+            return -1;
+        }
+        o->pcap = v;
+    } else {
+        return 0;
+    }
+    (*i)++;
+    return 1;
+}
+
+static void result_row(const char *a, const char *b, const dw_ipoib_pair_result *r)
+{
+    printf("%-10s %-10s %-4s %6u  %-4s %6u  %u/%u  %8llu  %6u %7u  %s\n", a, b,
+           dw_ipoib_mode_name(r->mode_ab), r->mtu_ab, dw_ipoib_mode_name(r->mode_ba), r->mtu_ba,
+           r->echo_replies, r->echo_sent, (unsigned long long)r->bulk_rcvd, r->failed, r->retries,
+           r->ok ? "ok" : "FAILED");
+}
+
+static void result_head(void)
+{
+    printf("%-10s %-10s %-4s %6s  %-4s %6s  %-4s %9s %6s %7s  %s\n", "A", "B", "A>B", "MTU",
+           "B>A", "MTU", "echo", "bulk", "failed", "retries", "result");
+}
+
+static int cmd_matrix(int argc, char **argv)
+{
+    sim_opts o = {0};
+    dw_ipoib_pair_opts_default(&o.po);
+    for (int i = 1; i < argc; i++) {
+        int r = sim_option(&o, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (!r || o.pcap) {
+            fprintf(stderr, "ddpwire ipoib matrix: unknown option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    size_t k = dw_ipoib_kind_count(), bad = 0;
+    result_head();
+    for (size_t a = 0; a < k; a++)
+        for (size_t b = 0; b < k; b++) {
+            dw_ipoib_pair_result r;
+            if (dw_ipoib_pair_run(a, b, &o.po, &r) < 0) {
+                fprintf(stderr, "ddpwire ipoib matrix: the simulation could not start\n");
+                return 1;
+            }
+            result_row(dw_ipoib_kind_name(a), dw_ipoib_kind_name(b), &r);
+            bad += !r.ok;
+        }
+    printf("%zu pairs, %zu failed\n", k * k, bad);
+    return bad ? 1 : 0;
+}
+
+typedef struct tap_ctx {
+    FILE *pcap;
+    int verbose, err;
+    unsigned long frames;
+    uint8_t *buf;
+} tap_ctx;
+
+static void put32le(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void tap(dw_ipoib_fabric *f, const dw_ipoib_msg *m, void *ud)
+{
+    tap_ctx *t = ud;
+    (void)f;
+    if (t->verbose && m->kind == DW_IPOIB_MSG_CM)
+        fprintf(stderr, "t=%llu host %d -> %d CM %s\n", (unsigned long long)m->now, m->src,
+                m->dst, dw_ipoib_cm_type_name(m->cm->type));
+    if (!t->pcap || m->kind != DW_IPOIB_MSG_UD)
+        return;
+    ssize_t n = dw_ipoib_msg_lt242(m, t->buf + 16, 65536 + 64);
+    if (n < 0)
+        return;
+    put32le(t->buf, (uint32_t)(m->now / 1000000));
+    put32le(t->buf + 4, (uint32_t)(m->now % 1000000));
+    put32le(t->buf + 8, (uint32_t)n);
+    put32le(t->buf + 12, (uint32_t)n);
+    t->err |= fwrite(t->buf, 1, 16 + (size_t)n, t->pcap) != 16 + (size_t)n;
+    t->frames++;
+}
+
+static void on_event(dw_ipoib_fabric *f, int host, const dw_ipoib_event *ev, void *ud)
+{
+    static const char *const kinds[] = {"arp-resolved", "arp-ignored", "link-up", "link-retry",
+                                        "link-failed", "link-down", "accepted", "refused",
+                                        "service-up", "service-failed", "rx-dropped"};
+    tap_ctx *t = ud;
+    if (!t->verbose)
+        return;
+    fprintf(stderr, "t=%llu host %d %s peer %u.%u.%u.%u mode %s mtu %u%s%s\n",
+            (unsigned long long)dw_ipoib_fabric_now(f), host, kinds[ev->kind], ev->peer >> 24,
+            ev->peer >> 16 & 255, ev->peer >> 8 & 255, ev->peer & 255,
+            dw_ipoib_mode_name(ev->mode), ev->mtu, ev->why ? ": " : "", ev->why ? ev->why : "");
+}
+
+static int pcap_open(tap_ctx *t, const char *path)
+{
+    uint8_t gh[24] = {0};
+    put32le(gh, 0xa1b2c3d4u);
+    gh[4] = 2;
+    gh[6] = 4;
+    put32le(gh + 16, 262144);
+    put32le(gh + 20, DW_IPOIB_PCAP_LINKTYPE);
+    t->pcap = fopen(path, "wb");
+    if (!t->pcap || fwrite(gh, 1, sizeof gh, t->pcap) != sizeof gh) {
+        perror(path);
+        return -1;
+    }
+    return 0;
+}
+
+static int cmd_sim(int argc, char **argv, const char *pcap)
+{
+    sim_opts o = {0};
+    int n = 0;
+    dw_ipoib_pair_opts_default(&o.po);
+    o.pcap = pcap;
+    o.a = "draft-all";
+    o.b = "draft-rc";
+    for (int i = 1; i < argc; i++) {
+        int r = sim_option(&o, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r)
+            continue;
+        if (!strcmp(argv[i], "-v")) {
+            o.verbose = 1;
+        } else if (argv[i][0] != '-' && n < 2) {
+            *(n++ ? &o.b : &o.a) = argv[i];
+        } else {
+            fprintf(stderr, "ddpwire ipoib sim: unknown option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    int ka = dw_ipoib_kind_find(o.a), kb = dw_ipoib_kind_find(o.b);
+    if (ka < 0 || kb < 0) {
+        fprintf(stderr, "ddpwire ipoib sim: unknown kind '%s' (see ddpwire ipoib kinds)\n",
+                ka < 0 ? o.a : o.b);
+        return 2;
+    }
+    tap_ctx t = {0};
+    t.verbose = o.verbose;
+    t.buf = malloc(65536 + 128);
+    dw_ipoib_fabric_callbacks cb = {NULL, tap, on_event};
+    o.po.cb = &cb;
+    o.po.cb_user_data = &t;
+    dw_ipoib_pair_result r;
+    int status = 0;
+    if (!t.buf || (o.pcap && pcap_open(&t, o.pcap)))
+        status = 1;
+    else if (dw_ipoib_pair_run((size_t)ka, (size_t)kb, &o.po, &r) < 0) {
+        fprintf(stderr, "ddpwire ipoib sim: the simulation could not start\n");
+        status = 1;
+    } else {
+        result_head();
+        result_row(o.a, o.b, &r);
+        status = !r.ok;
+    }
+    if (t.pcap && (fclose(t.pcap) || t.err)) {
+        fprintf(stderr, "ddpwire ipoib: writing %s failed\n", o.pcap);
+        status = 1;
+    } else if (t.pcap && !status) {
+        fprintf(stderr, "ddpwire ipoib: %lu UD frames written to %s\n", t.frames, o.pcap);
+    }
+    free(t.buf);
+    return status;
+}
+
+int cmd_ipoib(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        if (argc < 2) {
+            fprintf(stderr, "ddpwire ipoib: expected a subcommand (see --help)\n");
+            return 2;
+        }
+        help();
+        return 0;
+    }
+    const char *sub = argv[1];
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--help")) {
+            help();
+            return 0;
+        }
+    if (!strcmp(sub, "service-id"))
+        return cmd_service_id(argc - 1, argv + 1);
+    if (!strcmp(sub, "matrix"))
+        return cmd_matrix(argc - 1, argv + 1);
+    if (!strcmp(sub, "sim"))
+        return cmd_sim(argc - 1, argv + 1, NULL);
+    if (!strcmp(sub, "pcap")) {
+        if (argc < 3 || argv[2][0] == '-') {
+            fprintf(stderr, "ddpwire ipoib pcap: needs a FILE\n");
+            return 2;
+        }
+        return cmd_sim(argc - 2, argv + 2, argv[2]);
+    }
+    if (!strcmp(sub, "kinds")) {
+        for (size_t k = 0; k < dw_ipoib_kind_count(); k++)
+            printf("%s\n", dw_ipoib_kind_name(k));
+        return 0;
+    }
+    fprintf(stderr, "ddpwire ipoib: unknown subcommand '%s' (see --help)\n", sub);
+    return 2;
+}
