@@ -13,8 +13,7 @@
  *   rx       in-order receive of a framed stream fed in 64 KiB reads, each
  *            ULPDU ending in a contiguous caller buffer (verified)
  * GB/s count ULPDU octets; vs_ift = this framing's speed / IFT's. Also
- * mpa-markers-1piece: sending a contiguous ULPDU, the one-pass kernel's case
- * (two pieces go through the general walk).
+ * mpa-markers-1piece: sending a contiguous ULPDU instead (for comparison).
  */
 #include <ddpwire/ift.h>
 #include <ddpwire/mpa.h>
@@ -31,8 +30,7 @@
 #define DST_RING (1u << 20)
 
 /* MPA_1PIECE: MPA with markers given the ULPDU contiguous (header and
- * payload in one buffer), the case the one-pass CRC kernel covers; only
- * its sending differs from MPA_MARKERS. */
+ * payload in one buffer); only its sending differs from MPA_MARKERS. */
 enum { MPA_MARKERS, MPA_NOMARK, IFT, MPA_1PIECE, NCFG };
 static const char *const cfg_name[NCFG] = {"mpa-markers", "mpa-nomark", "ift",
                                            "mpa-markers-1piece"};

@@ -19,7 +19,11 @@
 /* One FPDU's layout; offsets count from its first octet (MPA position
  * fpdu_pos) and are multiples of 4 except as noted. */
 typedef struct dw_mpa_img {
-    const uint8_t *ulpdu; /* sender: the ULPDU (receiver: unused) */
+    /* sender: the ULPDU, or with a header apart its virtual start: the
+     * payload's address less hlen (never read below the payload) */
+    const uint8_t *ulpdu;
+    const uint8_t *hdr;   /* sender: the first hlen ULPDU octets (<= 64) */
+    uint32_t hlen;
     uint32_t len;         /* ULPDU octets (1..65535) */
     uint32_t crc_off;     /* the CRC field: octets the CRC covers */
     uint32_t hdr_off;     /* ULPDU_Length: 4 after a leading marker, else 0 */
@@ -36,6 +40,8 @@ static inline void dw_mpa_img_init(dw_mpa_img *im, const uint8_t *ulpdu,
     uint32_t first = DW_MPA_MARKER_INTERVAL - pos % DW_MPA_MARKER_INTERVAL;
     int lead = markers && first == DW_MPA_MARKER_INTERVAL; /* MPA 7.1 */
     im->ulpdu = ulpdu;
+    im->hdr = NULL;
+    im->hlen = 0;
     im->len = (uint32_t)len;
     im->crc_off = (uint32_t)dw_mpa_fpdu_len(pos, len, markers) - 4u;
     im->hdr_off = lead ? DW_MPA_MARKER_LEN : 0;

@@ -27,6 +27,8 @@ typedef struct vgen {
     __mmask16 mk;       /* the marker's dword lane */
     uint32_t hdr;       /* ULPDU_Length dword (big-endian length) */
     const dw_mpa_img *im;
+    uintptr_t pay;      /* TX with a header apart: where the payload starts */
+    uintptr_t hdelta;   /* header octet address = ULPDU address + hdelta */
 } vgen;
 
 /* The moving part: vector at offset r, ULPDU (TX) or destination (RX)
@@ -55,14 +57,24 @@ INLINE void pass_marker(const vgen *g, vpos *p)
         p->m = NO_MARK;
 }
 
+/* Lanes m of ULPDU octets from address s on; with a header apart, the
+ * lanes below the payload come from the header instead. */
+INLINE T_AVX512 __m512i tx_load(const vgen *g, uintptr_t s, uint64_t m)
+{
+    if (s >= g->pay)
+        return _mm512_maskz_loadu_epi8(m, (const void *)s);
+    uint64_t hm = lanes(0, (int64_t)(g->pay - s)) & m;
+    return _mm512_or_si512(_mm512_maskz_loadu_epi8(m & ~hm, (const void *)s),
+                           _mm512_maskz_loadu_epi8(hm, (const void *)(s + g->hdelta)));
+}
+
 /* A vector of the sender's image; pm: its ULPDU lanes. */
 INLINE T_AVX512 __m512i tx_vec(const vgen *g, vpos *p, uint64_t pm)
 {
-    const uint8_t *s = (const uint8_t *)p->u;
+    uintptr_t s = p->u;
     if (p->m >= p->r + 64)
-        return _mm512_maskz_loadu_epi8(pm, s);
-    __m512i v = _mm512_or_si512(_mm512_maskz_loadu_epi8(pm & g->ma, s),
-                                _mm512_maskz_loadu_epi8(pm & g->mb, s - 4));
+        return tx_load(g, s, pm);
+    __m512i v = _mm512_or_si512(tx_load(g, s, pm & g->ma), tx_load(g, s - 4, pm & g->mb));
     v = _mm512_mask_set1_epi32(v, g->mk, (int)dw_mpa_img_marker(
                                              g->im, (uint32_t)p->m));
     pass_marker(g, p);
@@ -161,7 +173,8 @@ INLINE T_AVX512 uint32_t img_fold(const dw_mpa_img *im, uintptr_t u,
     int64_t mo = ((int64_t)im->mark - r0) % 64; /* same lane for every marker */
     vgen g = {(int64_t)im->hdr_off + 2, 0, im->crc_off, lanes(0, mo),
               lanes(mo + 4, 64), (__mmask16)(1u << (mo / 4)),
-              (im->len >> 8 & 0xffu) | (im->len & 0xffu) << 8, im};
+              (im->len >> 8 & 0xffu) | (im->len & 0xffu) << 8, im,
+              im->hlen ? u + im->hlen : 0, (uintptr_t)im->hdr - u};
     g.pe = g.ps + ulpdu_span(im, g.ps);
     vpos p = {r0, im->mark < im->crc_off ? (int64_t)im->mark : NO_MARK,
               u + (uintptr_t)(r0 - g.ps)};
@@ -174,7 +187,10 @@ INLINE T_AVX512 uint32_t img_fold(const dw_mpa_img *im, uintptr_t u,
             x3 = foldz(x3, kz(K512), edge_vec(&g, &p, mode, wire, out));
         return ~lane_crc(zmm_to_xmm(x3));
     }
-    while (p.r < g.ps)
+    /* edges up to the ULPDU's octets, and past a header given apart (with
+     * room for one marker among it): inner vectors read the payload only */
+    int64_t head_end = g.ps + (im->hlen ? (int64_t)im->hlen + 4 : 0);
+    while (p.r < head_end)
         ACC(edge_vec(&g, &p, mode, wire, out));
     vpos q = p; /* a copy the compiler keeps in registers */
     for (; q.r + 256 <= g.pe; ) { /* ACC four times, without the moves */

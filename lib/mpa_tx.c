@@ -227,24 +227,34 @@ static inline void put_marker(uint8_t *at, const dw_mpa_img *im, uint32_t m)
  * split the ULPDU; after it come PAD, a marker if one falls there
  * (MPA 7.2: it is covered), and the CRC. Returns the CRC field.
  */
+/* ULPDU octets [got, got + n): the part inside a header given apart is
+ * copied into scratch, the rest referenced. */
+static void iov_piece(sink *k, const dw_mpa_img *im, uint32_t got, uint32_t n)
+{
+    if (got < im->hlen) {
+        uint32_t h = im->hlen - got < n ? im->hlen - got : n;
+        memcpy(own(k, h), im->hdr + got, h);
+        got += h, n -= h;
+    }
+    if (n)
+        k->iov[k->iovcnt++] = (struct iovec){(void *)(im->ulpdu + got), n};
+}
+
 static uint8_t *iov_fast(sink *k, const dw_mpa_img *im)
 {
     uint32_t r = im->hdr_off + 2, m = im->mark, len = im->len, got = 0;
     uint8_t *h = own(k, r);
     memset(h, 0, im->hdr_off); /* a leading marker is zero */
     dw_put_be16(h + im->hdr_off, (uint16_t)len);
-    struct iovec *v = k->iov + k->iovcnt;
     for (;;) { /* m > r here: markers sit on dwords, r is 2 mod 4 */
         uint32_t take = len - got < m - r ? len - got : m - r;
-        *v++ = (struct iovec){(void *)(im->ulpdu + got), take};
+        iov_piece(k, im, got, take);
         got += take, r += take;
         if (got == len)
             break;
-        put_marker(k->out, im, m); /* after a payload piece: never merged */
-        *v++ = (struct iovec){k->out, 4};
-        k->out += 4, r += 4, m += DW_MPA_MARKER_INTERVAL;
+        put_marker(own(k, 4), im, m);
+        r += 4, m += DW_MPA_MARKER_INTERVAL;
     }
-    k->iovcnt = (size_t)(v - k->iov);
     uint32_t pad = (uint32_t)dw_mpa_pad_len(len), mk = m == r + pad ? 4 : 0;
     uint8_t *t = own(k, pad + mk + 4);
     memset(t, 0, pad);
@@ -254,12 +264,19 @@ static uint8_t *iov_fast(sink *k, const dw_mpa_img *im)
 }
 
 /* One FPDU through the kernel: iovecs, or the whole image into k->out. */
-static void frame_fast(const dw_mpa_tx *tx, sink *k, const uint8_t *ulpdu,
-                       size_t len, walk *w, const dw_mpa_crc_ops *ops)
+static void frame_fast(const dw_mpa_tx *tx, sink *k, const pdu *u, walk *w,
+                       const dw_mpa_crc_ops *ops)
 {
     dw_mpa_img im;
-    dw_mpa_img_init(&im, ulpdu, len, tx->pos, tx->set.markers,
+    size_t len = u->hlen + u->plen;
+    /* with a header apart, the ULPDU's virtual start: never read below the
+     * payload (the kernel and iov_piece take those octets from hdr) */
+    const uint8_t *pl = u->plen ? u->payload : u->hdr + u->hlen; /* may be NULL */
+    const uint8_t *base = (const uint8_t *)((uintptr_t)pl - u->hlen);
+    dw_mpa_img_init(&im, base, len, tx->pos, tx->set.markers,
                     tx->set.ptr_base == DW_MPA_PTR_RFC5044);
+    im.hdr = u->hdr;
+    im.hlen = (uint32_t)u->hlen;
     uint8_t *crc;
     if (k->iov) {
         crc = iov_fast(k, &im);
@@ -277,15 +294,16 @@ static void frame_fast(const dw_mpa_tx *tx, sink *k, const uint8_t *ulpdu,
  * crc32 streams) is faster there than the kernel's pure folding. */
 #define NOMARK_WALK_MIN 4096u
 
-/* The one-pass kernel (one-piece ULPDUs) when there is one and a CRC to
- * send, else the walk. */
+/* The one-pass kernel when there is one, a CRC to send and any header
+ * apart is short, else the walk. */
 static void frame(const dw_mpa_tx *tx, sink *k, const pdu *u, walk *w)
 {
-    size_t len = u->plen;
-    int use = !u->hlen && tx->set.crc && (tx->set.markers || len < NOMARK_WALK_MIN);
+    size_t len = u->hlen + u->plen;
+    int use = u->hlen <= HDR_COPY_MAX && tx->set.crc &&
+              (tx->set.markers || len < NOMARK_WALK_MIN);
     const dw_mpa_crc_ops *ops = use ? dw_mpa_crc_fast() : NULL;
     if (ops)
-        frame_fast(tx, k, u->payload, len, w, ops);
+        frame_fast(tx, k, u, w, ops);
     else
         frame_walk(tx, k, u, w);
 }

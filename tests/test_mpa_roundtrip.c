@@ -280,6 +280,13 @@ static void test_header_payload(void)
                 CHECK(la > 0 && memcmp(a, b, (size_t)la) == 0 && memcmp(a, c, (size_t)la) == 0);
                 CHECK(lc < 0 || fi.iovcnt <= 2 * fi.markers + 3 + (h > 64 && h < len));
             }
+            /* a header alone, with no payload pointer at all */
+            for (size_t h = 1; h <= 70; h++) {
+                ssize_t la = dw_mpa_tx_frame_into(t1, ulpdu, h, a, sizeof a, NULL);
+                ssize_t lb = dw_mpa_tx_frame_pdu_into(t2, ulpdu, h, NULL, 0, b, sizeof b, NULL);
+                CHECK(la > 0 && la == lb && memcmp(a, b, (size_t)la) == 0);
+                dw_mpa_tx_frame_pdu(t3, ulpdu, h, NULL, 0, iov, DW_MPA_FPDU_IOV_MAX, NULL);
+            }
             CHECK_EQ_U(dw_mpa_tx_frame_pdu(t3, NULL, 0, NULL, 0, iov, 8, NULL), DW_ERR_EMPTY);
             CHECK_EQ_U(dw_mpa_tx_frame_pdu(t3, ulpdu, 64768, ulpdu, 1, iov, 8, NULL),
                        DW_ERR_TOO_LONG);
