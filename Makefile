@@ -6,7 +6,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
-DEB_PACKAGES = build-essential cmake pkg-config libisal-dev python3 iproute2
+DEB_PACKAGES = build-essential cmake pkg-config libisal-dev libpcap-dev python3 iproute2
 
 .PHONY: all demo check check-asan bench deps install clean
 

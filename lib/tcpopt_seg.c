@@ -100,13 +100,13 @@ static void describe(const dw_tcpopt_seg *sg, dw_tcpopt_segment *out,
     out->transfer = sg->xi;
 }
 
-/* Whether the segment [start, limit) carries range r (3.1.2: a zero-length
- * range may sit at the very end of the last segment). */
-static int carries(const dw_tcpopt_seg *sg, const dw_tcpopt_range *r,
-                   uint64_t limit)
+/* Whether the segment [start, limit) carries range r. A zero-length range
+ * at limit rides at the segment's end (3.1.2: data offset == payload
+ * length), so that it stays with the message before it and one at the end
+ * of the stream has a segment. */
+static int carries(const dw_tcpopt_range *r, uint64_t limit)
 {
-    return r && (r->offset < limit ||
-                 (!r->length && r->offset == limit && limit == sg->stream_len));
+    return r && (r->offset < limit || (!r->length && r->offset == limit));
 }
 
 int dw_tcpopt_seg_next(dw_tcpopt_seg *sg, dw_tcpopt_segment *out)
@@ -128,7 +128,7 @@ int dw_tcpopt_seg_next(dw_tcpopt_seg *sg, dw_tcpopt_segment *out)
     *out = (dw_tcpopt_segment){.offset = start, .transfer = SIZE_MAX,
                                .seq = sg->s.start_seq + (uint32_t)start};
     uint64_t end = limit;
-    if (carries(sg, r, limit)) { /* one range per segment (section 4) */
+    if (carries(r, limit)) { /* one range per segment (section 4) */
         uint64_t dstart = r->offset > start ? r->offset : start;
         uint64_t rend = r->offset + r->length;
         describe(sg, out, dstart, rend < limit ? rend : limit);

@@ -151,13 +151,34 @@ static void test_zero_length(void)
     dw_tcpopt_transfer xa[] = {{1, 0, 0, 1, a, 1}, {4, 0, 0, 1, e, 1}};
     CHECK_EQ_U(dw_tcpopt_segment_stream(seg, 8, &s, 60, xa, 2, NULL, 0), DW_ERR_INVAL);
     CHECK_EQ_U(dw_tcpopt_segment_stream(seg, 8, &s, 0, &xe, 1, NULL, 0), DW_ERR_INVAL);
-    /* at a segment boundary (mss): the next segment starts with it */
+    /* at a segment boundary (mss): it rides at the end of the one before */
     static const dw_tcpopt_range m[] = {{100, 0}};
     dw_tcpopt_transfer xm = {5, 0, 0, 1, m, 1};
     CHECK_EQ_U(dw_tcpopt_segment_stream(seg, 8, &s, 150, &xm, 1, NULL, 0), 2);
-    CHECK_EQ_U(seg[0].opt.len, 0);
-    CHECK_EQ_U(seg[1].opt.len, 20);
+    CHECK_EQ_U(seg[0].opt.len, 20);
+    CHECK_EQ_U(seg[0].opt.data_offset, 100);
+    CHECK_EQ_U(dw_tcpopt_check(&seg[0].opt, 0, seg[0].len), DW_TCPOPT_R_OK);
+    CHECK_EQ_U(seg[1].opt.len, 0);
+    /* ... unless that one carries a range: the next one starts with it */
+    static const dw_tcpopt_range m2[] = {{80, 20}};
+    dw_tcpopt_transfer xm2[] = {{6, 0, 0, 1, m2, 1}, {5, 0, 0, 1, m, 1}};
+    CHECK_EQ_U(dw_tcpopt_segment_stream(seg, 8, &s, 150, xm2, 2, NULL, 0), 2);
+    CHECK_EQ_U(seg[0].opt.rid, 6);
+    CHECK_EQ_U(seg[1].opt.rid, 5);
     CHECK_EQ_U(seg[1].opt.data_offset, 0);
+    /* failed NFS READs back to back (5.1.2): each zero-length transfer at
+     * its reply's end, the last one at the end of the stream */
+    static const dw_tcpopt_range z3[] = {{40, 0}, {80, 0}, {120, 0}};
+    static const uint64_t m3[] = {0, 40, 80};
+    dw_tcpopt_transfer x3[] = {{1, 0, 0, 1, &z3[0], 1}, {2, 0, 0, 1, &z3[1], 1},
+                               {3, 0, 0, 1, &z3[2], 1}};
+    CHECK_EQ_U(dw_tcpopt_segment_stream(seg, 8, &s, 120, x3, 3, m3, 3), 3);
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ_U(seg[i].len, 40);
+        CHECK_EQ_U(seg[i].opt.rid, (unsigned)i + 1);
+        CHECK_EQ_U(seg[i].opt.data_offset, 40);
+        CHECK_EQ_U(seg[i].opt.a, 1);
+    }
     /* another range may not start where a zero-length one sits */
     static const dw_tcpopt_range c[] = {{30, 5}};
     dw_tcpopt_transfer xc[] = {{2, 0, 0, 1, z, 1}, {3, 0, 0, 1, c, 1}};

@@ -1,0 +1,435 @@
+/*
+ * ddpwire tcprdma place: reads a capture with libpcap, runs one receiver
+ * (dw_tcpopt_rx) per direction of every TCP connection in it, and writes
+ * what it places: each transfer's buffer as DIR/RID.bin and each
+ * direction's pass-through stream as DIR/stream-SPORT-DPORT.bin. Reports
+ * per transfer what was placed directly and what was passed through as
+ * stream octets; exits 1 on any refusal, incomplete transfer or unreadable
+ * TCP frame.
+ */
+#include <ddpwire/pkt.h>
+#include <ddpwire/tcpopt.h>
+
+#include <errno.h>
+#include <pcap/pcap.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "tcprdma.h"
+
+#define MAX_FLOWS 32
+#define MAX_SEEN 4096
+#define MAX_EXPLICIT 64
+#define MAX_LINES 20
+
+typedef struct seen {
+    uint64_t rid, placed, passed;
+    uint8_t complete, written;
+} seen;
+
+typedef struct abuf {
+    uint64_t rid;
+    uint8_t *p;
+} abuf;
+
+struct place;
+
+typedef struct flow {
+    uint8_t ver, src[16], dst[16];
+    uint16_t sport, dport;
+    dw_tcpopt_rx *rx;
+    FILE *stream;
+    uint64_t segments, bad_csum;
+    seen seen[MAX_SEEN];
+    size_t nseen, untracked;
+    abuf *bufs;
+    size_t nbufs;
+    struct place *P;
+} flow;
+
+typedef struct place {
+    const char *in, *dir;
+    uint64_t buffer_size, unsol_size, store;
+    unsigned max_buffers, unsol_count, nfs_version;
+    int auto_reg, verbose, drop_bad;
+    dw_tcpopt_rid_format fmt;
+    struct {
+        uint64_t rid, size;
+    } expl[MAX_EXPLICIT];
+    size_t nexpl;
+    flow *flows[MAX_FLOWS];
+    size_t nflows;
+    uint64_t frames, not_tcp, unreadable, truncated, refusals, lines, io_err;
+    uint64_t reasons[32];
+} place;
+
+static void help(void)
+{
+    printf("usage: ddpwire tcprdma place FILE.pcap -o DIR [options]\n"
+           "Places the TCP RDMA option transfers of every connection in a pcap or\n"
+           "pcapng capture (Ethernet, VLAN, Linux cooked v1/v2, raw IP, loopback,\n"
+           "IPoIB) and writes DIR/RID.bin per transfer (RID in 12 hex digits, the\n"
+           "buffer up to its highest octet written) and DIR/stream-SPORT-DPORT.bin,\n"
+           "the ordinary in-order stream of each direction less the placed octets\n"
+           "(RIDs are per connection: one seen on two connections keeps the later file).\n"
+           "  --buffer-size N    buffer registered for each solicited RID when first\n"
+           "                     seen (default 16M), as a client that posted one per\n"
+           "                     request; --no-auto registers only --buffer RID:SIZE\n"
+           "  --max-buffers N    registered buffers at once per direction (default 64)\n"
+           "  --unsol-count N --unsol-size N   6.1 quotas (default 4, 1M)\n"
+           "  --store N          reassembly store per direction (default 4M)\n"
+           "  --rid-format any|nfs|nfs3|http|cifs   check section 5's zero bits\n"
+           "  --drop-bad-checksums   ignore segments whose TCP checksum is wrong\n"
+           "  -v                 every transfer and refusal (else the first %d)\n"
+           "Exit status: 0 all placed; 1 refusals, incomplete transfers, unreadable\n"
+           "TCP frames or write errors; 2 usage.\n", MAX_LINES);
+}
+
+static seen *find_seen(flow *f, uint64_t rid)
+{
+    for (size_t i = f->nseen; i-- > 0;)
+        if (f->seen[i].rid == rid)
+            return &f->seen[i];
+    if (f->nseen == MAX_SEEN) {
+        f->untracked++;
+        return NULL;
+    }
+    f->seen[f->nseen] = (seen){.rid = rid};
+    return &f->seen[f->nseen++];
+}
+
+static void write_xfer(flow *f, seen *s, const uint8_t *buf, uint64_t extent)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%012llx.bin", f->P->dir, (unsigned long long)s->rid);
+    FILE *o = fopen(path, "wb");
+    int ok = o && (!extent || fwrite(buf, 1, (size_t)extent, o) == extent);
+    if (o && fclose(o))
+        ok = 0;
+    if (!ok) {
+        fprintf(stderr, "ddpwire tcprdma place: %s: %s\n", path, strerror(errno));
+        f->P->io_err++;
+    }
+    s->written = 1;
+}
+
+static void free_buf(flow *f, uint64_t rid)
+{
+    for (size_t i = 0; i < f->nbufs; i++)
+        if (f->bufs[i].rid == rid) {
+            free(f->bufs[i].p);
+            f->bufs[i] = f->bufs[--f->nbufs];
+            return;
+        }
+}
+
+static void on_stream(dw_tcpopt_rx *rx, const uint8_t *d, size_t n, uint64_t off, void *u)
+{
+    flow *f = u;
+    (void)rx, (void)off;
+    if (f->stream && fwrite(d, 1, n, f->stream) != n)
+        f->P->io_err++;
+}
+
+static void on_placed(dw_tcpopt_rx *rx, const dw_tcpopt_rx_place *p, void *u)
+{
+    seen *s = find_seen(u, p->rid);
+    (void)rx;
+    if (s)
+        s->placed += p->len;
+}
+
+static void on_complete(dw_tcpopt_rx *rx, const dw_tcpopt_rx_xfer *x, void *u)
+{
+    flow *f = u;
+    seen *s = find_seen(f, x->rid);
+    (void)rx;
+    if (s) {
+        s->complete = 1;
+        write_xfer(f, s, x->buf, x->extent);
+    }
+    free_buf(f, x->rid);
+}
+
+static void on_refused(dw_tcpopt_rx *rx, const dw_tcpopt_rx_refusal *r, void *u)
+{
+    flow *f = u;
+    place *P = f->P;
+    (void)rx;
+    P->refusals++;
+    P->reasons[(unsigned)r->reason % 32]++;
+    seen *s = DW_TCPOPT_HAS_DATA(&r->opt) ? find_seen(f, r->opt.rid) : NULL;
+    if (s)
+        s->passed += r->len;
+    if (P->verbose || P->lines++ < MAX_LINES)
+        printf("refused: port %u -> %u seq %u (stream offset %llu), RID 0x%012llx, "
+               "%u octets passed on as stream: %s\n",
+               f->sport, f->dport, r->seq, (unsigned long long)r->stream_offset,
+               (unsigned long long)r->opt.rid, r->len, dw_tcpopt_reason_str(r->reason));
+}
+
+/* Solicited RIDs get a buffer when first seen (or an explicit one). */
+static void on_unknown(dw_tcpopt_rx *rx, const dw_tcpopt *o, void *u)
+{
+    flow *f = u;
+    place *P = f->P;
+    uint64_t size = P->auto_reg ? P->buffer_size : 0;
+    for (size_t i = 0; i < P->nexpl; i++)
+        if (P->expl[i].rid == o->rid)
+            size = P->expl[i].size;
+    if ((!size && !P->auto_reg) || f->nbufs >= P->max_buffers)
+        return;
+    for (size_t i = 0; i < f->nbufs; i++)
+        if (f->bufs[i].rid == o->rid)
+            return; /* completed before: a second transfer is not expected */
+    uint8_t *p = calloc((size_t)size + 1, 1);
+    if (!p || dw_tcpopt_rx_register(rx, o->rid, p, (size_t)size)) {
+        free(p);
+        return;
+    }
+    f->bufs[f->nbufs++] = (abuf){o->rid, p};
+}
+
+static flow *new_flow(place *P, const dw_pkt_tcp *t, uint32_t start)
+{
+    flow *f = calloc(1, sizeof *f);
+    if (!f || !(f->bufs = calloc(P->max_buffers + 1, sizeof *f->bufs))) {
+        free(f);
+        return NULL;
+    }
+    f->P = P;
+    f->ver = t->ip_version;
+    memcpy(f->src, t->src, 16);
+    memcpy(f->dst, t->dst, 16);
+    f->sport = t->sport;
+    f->dport = t->dport;
+    dw_tcpopt_rx_settings s;
+    dw_tcpopt_rx_settings_default(&s);
+    s.start_seq = start;
+    s.store = (size_t)P->store;
+    s.max_buffers = P->max_buffers;
+    s.unsol_count = P->unsol_count;
+    s.unsol_size = (uint32_t)P->unsol_size;
+    s.rid_format = P->fmt;
+    s.nfs_version = P->nfs_version;
+    static const dw_tcpopt_rx_callbacks cb = {on_stream, on_placed, on_complete, NULL,
+                                              on_refused, on_unknown};
+    char path[4096];
+    snprintf(path, sizeof path, "%s/stream-%u-%u.bin", P->dir, f->sport, f->dport);
+    f->stream = fopen(path, "wb");
+    if (!f->stream || dw_tcpopt_rx_new(&f->rx, &s, &cb, f)) {
+        fprintf(stderr, "ddpwire tcprdma place: %s\n",
+                f->stream ? "cannot create a receiver" : strerror(errno));
+        if (f->stream)
+            fclose(f->stream);
+        free(f->bufs);
+        free(f);
+        return NULL;
+    }
+    P->flows[P->nflows++] = f;
+    return f;
+}
+
+static flow *find_flow(place *P, const dw_pkt_tcp *t)
+{
+    for (size_t i = 0; i < P->nflows; i++) {
+        flow *f = P->flows[i];
+        if (f->ver == t->ip_version && f->sport == t->sport && f->dport == t->dport &&
+            !memcmp(f->src, t->src, 16) && !memcmp(f->dst, t->dst, 16))
+            return f;
+    }
+    return NULL;
+}
+
+static void frame(place *P, unsigned lt, const struct pcap_pkthdr *h, const uint8_t *d)
+{
+    dw_pkt_tcp t;
+    dw_pkt_reason why;
+    P->frames++;
+    int rc = dw_pkt_parse(&t, &why, lt, d, h->caplen, h->len, DW_PKT_VERIFY);
+    if (rc == DW_ERR_UNSUPPORTED) {
+        P->not_tcp++;
+        return;
+    }
+    if (rc == 0 && t.payload_caplen < t.payload_len)
+        P->truncated++;
+    if (rc || t.payload_caplen < t.payload_len) {
+        P->unreadable++;
+        if (P->verbose || P->lines++ < MAX_LINES)
+            printf("frame %llu: %s\n", (unsigned long long)P->frames,
+                   rc ? dw_pkt_reason_str(why) : "payload cut by the capture's snap length");
+        return;
+    }
+    flow *f = find_flow(P, &t);
+    int syn = (t.flags & DW_PKT_SYN) != 0;
+    if (!f && P->nflows < MAX_FLOWS && (syn || t.payload_len))
+        f = new_flow(P, &t, t.seq + (uint32_t)syn);
+    if (!f)
+        return;
+    f->segments++;
+    if (t.tcp_csum == DW_PKT_CSUM_BAD || t.ip_csum == DW_PKT_CSUM_BAD) {
+        f->bad_csum++;
+        if (P->drop_bad)
+            return;
+    }
+    dw_tcpopt_rx_segment(f->rx, t.seq + (uint32_t)syn, t.options, t.options_len,
+                         t.payload, t.payload_len);
+}
+
+/* Writes what is still tracked, prints the report, frees the flow. */
+static int finish_flow(place *P, flow *f)
+{
+    int bad = 0;
+    dw_tcpopt_rx_stats st;
+    dw_tcpopt_rx_get_stats(f->rx, &st);
+    printf("flow port %u -> %u: %llu segments (%llu duplicate), %llu octets placed, "
+           "%llu passed on as stream, %llu refused in %llu refusals, %llu transfers complete"
+           "%s\n", f->sport, f->dport, (unsigned long long)f->segments,
+           (unsigned long long)st.duplicates, (unsigned long long)st.placed,
+           (unsigned long long)st.stream, (unsigned long long)st.refused,
+           (unsigned long long)st.refusals, (unsigned long long)st.completed,
+           st.held ? " (octets missing: the stream stops)" : "");
+    if (f->bad_csum)
+        printf("  %llu segments with a bad checksum\n", (unsigned long long)f->bad_csum);
+    if (f->untracked)
+        printf("  %zu more RIDs not listed\n", f->untracked);
+    for (size_t i = 0; i < f->nseen; i++) {
+        seen *s = &f->seen[i];
+        dw_tcpopt_rx_xfer x;
+        int tracked = dw_tcpopt_rx_transfer(f->rx, s->rid, &x) == 0;
+        if (!s->complete && tracked && !s->written && x.extent)
+            write_xfer(f, s, x.buf, x.extent);
+        bad |= !s->complete;
+        if (P->verbose || i < MAX_LINES)
+            printf("  RID 0x%012llx: %s, %llu octets placed directly, %llu passed through "
+                   "as stream%s\n", (unsigned long long)s->rid,
+                   s->complete ? "complete" : "incomplete", (unsigned long long)s->placed,
+                   (unsigned long long)s->passed, s->written ? "" : " (nothing written)");
+    }
+    if (!P->verbose && f->nseen > MAX_LINES)
+        printf("  ... %zu transfers in all (-v lists them)\n", f->nseen);
+    for (size_t i = 0; i < f->nbufs; i++)
+        free(f->bufs[i].p);
+    if (fclose(f->stream))
+        P->io_err++;
+    dw_tcpopt_rx_del(f->rx);
+    free(f->bufs);
+    free(f);
+    return bad;
+}
+
+static int place_option(place *P, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    uint64_t n;
+    if (!strcmp(a, "-v"))
+        return P->verbose = 1, 0;
+    if (!strcmp(a, "--no-auto"))
+        return P->auto_reg = 0, 0;
+    if (!strcmp(a, "--drop-bad-checksums"))
+        return P->drop_bad = 1, 0;
+    if (a[0] != '-') {
+        if (P->in) {
+            fprintf(stderr, "ddpwire tcprdma place: one capture only ('%s')\n", a);
+            return -1;
+        }
+        return P->in = a, 0;
+    }
+    ++*i;
+    if (!strcmp(a, "-o") && v)
+        return P->dir = v, 0;
+    if (!strcmp(a, "--buffer-size"))
+        return cli_u64(a, v, 0, 1ull << 32, &P->buffer_size);
+    if (!strcmp(a, "--unsol-size"))
+        return cli_u64(a, v, 0, UINT32_MAX, &P->unsol_size);
+    if (!strcmp(a, "--store"))
+        return cli_u64(a, v, 1, 1u << 30, &P->store);
+    if (!strcmp(a, "--max-buffers") || !strcmp(a, "--unsol-count")) {
+        int mb = a[2] == 'm';
+        if (cli_u64(a, v, 0, mb ? 65536 : 4096, &n))
+            return -1;
+        *(mb ? &P->max_buffers : &P->unsol_count) = (unsigned)n;
+        return 0;
+    }
+    if (!strcmp(a, "--rid-format") && v) {
+        static const char *const f[] = {"any", "nfs", "nfs3", "http", "cifs"};
+        static const dw_tcpopt_rid_format fm[] = {DW_TCPOPT_RID_ANY, DW_TCPOPT_RID_NFS,
+                                                  DW_TCPOPT_RID_NFS, DW_TCPOPT_RID_HTTP,
+                                                  DW_TCPOPT_RID_CIFS};
+        for (int k = 0; k < 5; k++)
+            if (!strcmp(v, f[k])) {
+                P->fmt = fm[k];
+                P->nfs_version = k == 2 ? 3 : 0;
+                return 0;
+            }
+    }
+    if (!strcmp(a, "--buffer") && v && P->nexpl < MAX_EXPLICIT) {
+        char rid[64];
+        const char *colon = strchr(v, ':');
+        if (colon && (size_t)(colon - v) < sizeof rid) {
+            memcpy(rid, v, (size_t)(colon - v));
+            rid[colon - v] = 0;
+            if (!cli_u64("--buffer RID", rid, 0, DW_TCPOPT_RID_MAX, &P->expl[P->nexpl].rid) &&
+                !cli_u64("--buffer SIZE", colon + 1, 0, 1ull << 32, &P->expl[P->nexpl].size))
+                return P->nexpl++, 0;
+            return -1;
+        }
+    }
+    fprintf(stderr, "ddpwire tcprdma place: bad option '%s%s%s'\n", a, v ? " " : "",
+            v ? v : "");
+    return -1;
+}
+
+int tcprdma_place(int argc, char **argv)
+{
+    static place P0;
+    place *P = &P0;
+    *P = (place){.buffer_size = 16u << 20, .unsol_size = 1u << 20, .store = 4u << 20,
+                 .max_buffers = 64, .unsol_count = 4, .auto_reg = 1};
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help")) {
+            help();
+            return 0;
+        }
+        if (place_option(P, argc, argv, &i))
+            return 2;
+    }
+    if (!P->in || !P->dir) {
+        fprintf(stderr, "ddpwire tcprdma place: FILE.pcap and -o DIR are required\n");
+        return 2;
+    }
+    char err[PCAP_ERRBUF_SIZE];
+    pcap_t *pc = pcap_open_offline(P->in, err);
+    if (!pc) {
+        fprintf(stderr, "ddpwire tcprdma place: %s\n", err);
+        return 1;
+    }
+    if (mkdir(P->dir, 0777) && errno != EEXIST) {
+        fprintf(stderr, "ddpwire tcprdma place: %s: %s\n", P->dir, strerror(errno));
+        pcap_close(pc);
+        return 1;
+    }
+    unsigned lt = (unsigned)pcap_datalink(pc);
+    struct pcap_pkthdr *h;
+    const u_char *d;
+    int rc;
+    while ((rc = pcap_next_ex(pc, &h, &d)) == 1)
+        frame(P, lt, h, d);
+    if (rc == PCAP_ERROR)
+        fprintf(stderr, "ddpwire tcprdma place: %s: %s\n", P->in, pcap_geterr(pc));
+    pcap_close(pc);
+    int incomplete = 0;
+    for (size_t i = 0; i < P->nflows; i++)
+        incomplete |= finish_flow(P, P->flows[i]);
+    printf("%llu frames: %llu not TCP over IP, %llu unreadable (%llu cut short); "
+           "%llu refusals\n", (unsigned long long)P->frames, (unsigned long long)P->not_tcp,
+           (unsigned long long)P->unreadable, (unsigned long long)P->truncated,
+           (unsigned long long)P->refusals);
+    for (unsigned r = 0; r < 32; r++)
+        if (P->reasons[r])
+            printf("  %llu x %s\n", (unsigned long long)P->reasons[r],
+                   dw_tcpopt_reason_str((dw_tcpopt_reason)r));
+    return rc == PCAP_ERROR || P->refusals || P->unreadable || P->io_err || incomplete ? 1 : 0;
+}
