@@ -46,6 +46,17 @@ typedef struct dw_sock_opts {
     /** Negotiate: private data to send (at most 512 octets). */
     const uint8_t *pd;
     uint16_t pd_len;
+    /** Negotiate: MPA revision (1: RFC 5044, default; 2: RFC 6581) and the
+     *  enhanced set-up's settings, as in dw_mpa_nego_settings (defaults:
+     *  enhanced 1, IRD 1, ORD 1, no peer-to-peer). */
+    uint8_t rev;
+    int enhanced;
+    uint16_t ird, ord;
+    int p2p;
+    unsigned rtr;
+    /** Negotiate, connect: when the peer rejects a request that asked for
+     *  markers (siw does), connect again once without them (default 0). */
+    int retry_no_markers;
     /** Start-up and receive timeout in milliseconds (0: none). */
     int timeout_ms;
     /**
@@ -74,6 +85,15 @@ typedef struct dw_sock_info {
     uint32_t mulpdu; /* largest record: MPA 7.3.1 for that EMSS; IFT 65535 */
     /** Negotiate: the peer's frame (private data valid while s lives). */
     dw_mpa_startup peer;
+    /** Negotiate: revision in effect, enhanced set-up, our IRD/ORD, the
+     *  RTR kind agreed (peer-to-peer), and why a start-up was refused. */
+    uint8_t rev;
+    int enhanced;
+    uint16_t ird, ord;
+    dw_mpa_rtr rtr;
+    dw_mpa_nego_reason reason;
+    /** Connect: 1 when the connection was made again without markers. */
+    int retried;
 } dw_sock_info;
 
 /**
@@ -102,6 +122,15 @@ int dw_sock_accept(dw_sock **ps, int lfd, const dw_sock_opts *o, char *err,
  * has failed (MPA 7.3).
  */
 int dw_sock_send(dw_sock *s, const void *rec, size_t len);
+
+/**
+ * Sends one record made of a header and a payload (hlen + plen octets,
+ * as dw_fr_tx_frame()) as one frame in its own segment, neither copied
+ * beyond the header into scratch: the queue pair's send callback
+ * (qp.h) hands its ULPDUs here. Returns 0 or a DW_ERR_*.
+ */
+int dw_sock_send_pdu(dw_sock *s, const void *hdr, size_t hlen, const void *payload,
+                     size_t plen);
 
 /**
  * Sends n records. Packed mode groups whole FPDUs up to EMSS per sendmsg;

@@ -48,6 +48,9 @@ void dw_sock_opts_default(dw_sock_opts *o)
     o->seg_mode = DW_MPA_SEG_ALIGNED;
     o->framing = DW_FRAMING_MPA;
     o->timeout_ms = 10000;
+    o->rev = 1;
+    o->enhanced = 1;
+    o->ird = o->ord = 1;
 }
 
 static int say(char *err, size_t n, int rc, const char *fmt, const char *what)
@@ -209,6 +212,12 @@ static void keep_peer(dw_sock *s, const dw_mpa_nego_result *r, size_t used)
     s->info.tx_markers = r->tx_markers;
     s->info.rx_markers = r->rx_markers;
     s->info.crc = r->crc;
+    s->info.rev = r->rev;
+    s->info.enhanced = r->enhanced;
+    s->info.ird = r->ird;
+    s->info.ord = r->ord;
+    s->info.rtr = r->rtr;
+    s->info.reason = r->reason;
     s->left_at = used;
     s->left_n = s->have - used;
 }
@@ -221,12 +230,18 @@ static void nego_settings(const dw_sock_opts *o, dw_mpa_nego_settings *ns)
     ns->allow_markers = o->allow_markers;
     ns->pd = o->pd;
     ns->pd_len = o->pd_len;
+    ns->rev = o->rev;
+    ns->enhanced = o->enhanced;
+    ns->ird = o->ird;
+    ns->ord = o->ord;
+    ns->p2p = o->p2p;
+    ns->rtr = o->rtr;
 }
 
 typedef struct nego_arg {
     dw_mpa_nego_settings ns;
     dw_mpa_nego_result res;
-    uint8_t reply[DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX];
+    uint8_t reply[DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX + DW_MPA_ENH_LEN];
     size_t reply_len;
 } nego_arg;
 
@@ -298,7 +313,7 @@ static const char *what(int rc)
 }
 
 static int setup(dw_sock **ps, int fd, const dw_sock_opts *o, int initiator,
-                 char *err, size_t errlen)
+                 char *err, size_t errlen, dw_mpa_nego_reason *why)
 {
     *ps = NULL;
     if (!o->cb.on_pdu) {
@@ -329,8 +344,13 @@ static int setup(dw_sock **ps, int fd, const dw_sock_opts *o, int initiator,
         s->info.tx_markers = s->info.rx_markers = mk, s->info.crc = o->crc;
         rc = make_mpa(s);
     }
-    if (rc) {
+    if (rc == DW_ERR_REJECTED) {
+        *why = s->info.reason;
+        say(err, errlen, rc, "MPA start-up refused: %s", dw_mpa_nego_reason_str(*why));
+    } else if (rc) {
         say(err, errlen, rc, "%s", what(rc));
+    }
+    if (rc) {
         dw_sock_abort(s); /* the peer learns at once */
         return rc;
     }
@@ -353,8 +373,9 @@ static struct addrinfo *resolve(const char *host, const char *port, int passive,
     return res;
 }
 
-int dw_sock_connect(dw_sock **ps, const char *host, const char *port,
-                    const dw_sock_opts *o, char *err, size_t errlen)
+static int connect_once(dw_sock **ps, const char *host, const char *port,
+                        const dw_sock_opts *o, char *err, size_t errlen,
+                        dw_mpa_nego_reason *why)
 {
     struct addrinfo *res = resolve(host, port, 0, err, errlen), *a;
     int fd = -1;
@@ -372,7 +393,25 @@ int dw_sock_connect(dw_sock **ps, const char *host, const char *port,
     freeaddrinfo(res);
     if (fd < 0)
         return say(err, errlen, DW_ERR_IO, "connect: %s", strerror(errno));
-    return setup(ps, fd, o, 1, err, errlen);
+    return setup(ps, fd, o, 1, err, errlen, why);
+}
+
+/* A reject of a request with markers may be the peer's lack of markers
+ * (siw: R set, M cleared): once more without them when allowed. */
+int dw_sock_connect(dw_sock **ps, const char *host, const char *port,
+                    const dw_sock_opts *o, char *err, size_t errlen)
+{
+    dw_mpa_nego_reason why = DW_MPA_NEGO_OK;
+    int rc = connect_once(ps, host, port, o, err, errlen, &why);
+    if (rc != DW_ERR_REJECTED || why != DW_MPA_NEGO_PEER_REJECTED || !o->markers ||
+        !o->retry_no_markers)
+        return rc;
+    dw_sock_opts o2 = *o;
+    o2.markers = 0;
+    rc = connect_once(ps, host, port, &o2, err, errlen, &why);
+    if (!rc)
+        (*ps)->info.retried = 1;
+    return rc;
 }
 
 int dw_sock_listen(int *pfd, const char *host, const char *port, char *err,
@@ -416,7 +455,8 @@ int dw_sock_accept(dw_sock **ps, int lfd, const dw_sock_opts *o, char *err,
     while (fd < 0 && errno == EINTR);
     if (fd < 0)
         return say(err, errlen, DW_ERR_IO, "accept: %s", strerror(errno));
-    return setup(ps, fd, o, 0, err, errlen);
+    dw_mpa_nego_reason why;
+    return setup(ps, fd, o, 0, err, errlen, &why);
 }
 
 static void maybe_reread_emss(dw_sock *s)
@@ -507,6 +547,19 @@ int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n)
         return 0;
     return packed ? write_all(s->fd, s->iov, (int)cnt, MSG_EOR, s->o.timeout_ms)
                   : flush_aligned(s, k);
+}
+
+int dw_sock_send_pdu(dw_sock *s, const void *hdr, size_t hlen, const void *payload,
+                     size_t plen)
+{
+    if (s->starting)
+        return DW_ERR_STATE;
+    maybe_reread_emss(s);
+    dw_fr_frame_info fi;
+    ssize_t f = dw_fr_tx_frame(s->tx, hdr, hlen, payload, plen, s->iov, IOV_CAP, &fi);
+    if (f < 0)
+        return (int)f;
+    return write_all(s->fd, s->iov, (int)fi.iovcnt, MSG_EOR, s->o.timeout_ms);
 }
 
 /* Immediate mode with markers: MPA's first four octets are a zero marker

@@ -17,6 +17,7 @@ int cmd_listen(int argc, char **argv);
 int cmd_send(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_ipoib(int argc, char **argv);
+int cmd_rping(int argc, char **argv);
 int cmd_tcprdma(int argc, char **argv);
 
 /* Parses an unsigned integer (decimal, 0x hex, k/K/m/M/g/G suffixes) in

@@ -20,6 +20,7 @@ static const struct {
     {"send", cmd_send, "send stdin or a file as records over MPA to a listener"},
     {"load", cmd_load, "many concurrent connections against listen --keep-open --echo"},
     {"ipoib", cmd_ipoib, "IPoIB service IDs; simulated capability matrix and pcap"},
+    {"rping", cmd_rping, "rdma-core rping's protocol over MPA/DDP/RDMAP (client or server)"},
     {"tcprdma", cmd_tcprdma, "TCP RDMA option: synth a capture | place one into files"},
     {"bench", cmd_bench, "benchmarks: bench crc | mpa | socket | framing [--json] [--quick]"},
 };

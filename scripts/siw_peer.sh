@@ -1,0 +1,163 @@
+#!/bin/bash
+# A real iWARP peer: Linux soft-iWARP (siw) in a qemu guest, running rdma-core's
+# rping server (derived from ../shared/siw-peer/siw-peer.sh).
+#
+#   scripts/siw_peer.sh build   kernel, siw.ko, initramfs into $W (cached: done once)
+#   scripts/siw_peer.sh boot    boot the guest; returns once `rping -s` listens
+#   scripts/siw_peer.sh run CMD run CMD in the guest's shell (serial console); prints
+#                               its output and exits with its status
+#   scripts/siw_peer.sh stop    stop the guest
+#
+# W (default build/siw-peer) holds the cache: kimg/ (Debian's kernel), initrd.cpio
+# (debootstrapped Debian with rdmacm-utils and siw.ko). PORT (default 19999): host
+# 127.0.0.1:PORT is forwarded to the guest's rping server. The guest reaches the
+# host's loopback as 10.0.2.2 (qemu user networking). Exit 77: cannot run here
+# (not root, no packages, the VM does not start).
+set -euo pipefail
+W=${W:-$PWD/build/siw-peer}
+PORT=${PORT:-19999}
+SIZE=${SIZE:-65535}   # the guest rping server's buffer (-S)
+mkdir -p "$W"
+W=$(cd "$W" && pwd)
+log() { echo "[siw-peer +$((SECONDS))s] $*"; }
+skip() { echo "siw-peer: SKIP: $*" >&2; exit 77; }
+
+build() {
+  if [ -s "$W/initrd.cpio" ] && [ -f "$W/built.ok" ]; then
+    log "cached: $W/initrd.cpio"; return 0
+  fi
+  [ "$(id -u)" = 0 ] || skip "building the guest needs root (apt-get, debootstrap)"
+  export DEBIAN_FRONTEND=noninteractive
+  cd "$W"
+  apt-get update -qq || skip "apt-get update failed"
+  local mirror kpkg kv kver
+  mirror=$(sed -n "s/^URIs: *//p" /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $1; exit}')
+  [ -n "$mirror" ] || mirror=$(awk '/^deb /{print $2; exit}' /etc/apt/sources.list 2>/dev/null)
+  [ -n "$mirror" ] || skip "no Debian mirror configured"
+  kpkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
+  kv=${kpkg#linux-image-}
+  kver=$(apt-cache policy "$kpkg" | awk '/Candidate:/{print $2}')
+  [ -n "$kpkg" ] && [ -n "$kver" ] || skip "no Debian kernel package found"
+  log "kernel $kv ($kver)"
+  apt-get install -y -qq --no-install-recommends qemu-system-x86 debootstrap cpio kmod \
+    "linux-headers-$kv" python3 >/dev/null || skip "cannot install qemu/debootstrap/headers"
+  rm -rf rootfs initroot kimg siwmod debootstrap.ok
+  ( debootstrap --variant=minbase \
+      --include=rdmacm-utils,ibverbs-utils,ibverbs-providers,iproute2,kmod,procps \
+      bookworm rootfs "$mirror" > debootstrap.log 2>&1 && echo ok > debootstrap.ok ) &
+  local db=$!
+  apt-get download -qq "$kpkg" "linux-source-6.1=$kver" 2>/dev/null || skip "kernel download failed"
+  dpkg-deb -x "${kpkg}"_*.deb kimg && depmod -b "$W/kimg" "$kv"
+  mkdir -p siwmod
+  dpkg --fsys-tarfile "linux-source-6.1_${kver}_all.deb" | tar -xO ./usr/src/linux-source-6.1.tar.xz |
+    tar -xJ --strip-components=5 -C siwmod --wildcards 'linux-source-6.1/drivers/infiniband/sw/siw/*'
+  make -s -j2 -C "/usr/src/linux-headers-$kv" M="$W/siwmod" CONFIG_RDMA_SIW=m modules 2>&1 |
+    grep -v BTF || true
+  [ -f siwmod/siw.ko ] || skip "siw.ko did not build"
+  log "siw.ko built"
+  wait $db || true
+  [ -f debootstrap.ok ] || { tail -5 debootstrap.log; skip "debootstrap failed"; }
+  log "debootstrap done"
+  local r=$W/initroot m=$W/kimg/lib/modules/$kv
+  cp -a rootfs "$r"
+  rm -rf "$r"/usr/share/{doc,man,info,locale,zoneinfo,i18n} "$r"/var/cache/apt/* "$r"/var/lib/apt/lists/*
+  for mod in ib_uverbs rdma_ucm rdma_cm iw_cm ib_core virtio_net virtio_pci crc32c_generic \
+             crc32c-intel libcrc32c; do
+    p=$(grep -E "/$mod\.ko:" "$m/modules.dep"); echo "${p%%:*} ${p#*:}" | tr ' ' '\n'
+  done | sort -u | grep . | while read -r f; do install -D -m644 "$m/$f" "$r/lib/modules/$kv/$f"; done
+  cp "$m"/modules.order "$m"/modules.builtin* "$r/lib/modules/$kv/"
+  install -D -m644 siwmod/siw.ko "$r/lib/modules/$kv/extra/siw.ko"
+  depmod -b "$r" "$kv"
+  # the rping server's port and size come from the kernel command line
+  cat > "$r/init" <<'EOT'
+#!/bin/sh
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc; mount -t sysfs sysfs /sys; mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /run /tmp; mount -t devpts devpts /dev/pts
+for m in virtio_pci virtio_net siw ib_uverbs rdma_ucm; do modprobe $m || echo "modprobe $m FAILED"; done
+ip link set lo up; ip link set eth0 up; ip addr add 10.0.2.15/24 dev eth0; ip route add default via 10.0.2.2
+rdma link add siw0 type siw netdev eth0
+PORT=$(sed -n 's/.*rping_port=\([0-9]*\).*/\1/p' /proc/cmdline)
+SIZE=$(sed -n 's/.*rping_size=\([0-9]*\).*/\1/p' /proc/cmdline)
+rping -s -P -S "$SIZE" -a 10.0.2.15 -p "$PORT" > /dev/console 2>&1 &
+while ! ss -Hltn "sport = :$PORT" | grep -q LISTEN; do sleep 0.2; done
+echo "[init] RPING_LISTENING uptime=$(cut -d' ' -f1 /proc/uptime)"
+exec /bin/sh </dev/console >/dev/console 2>&1
+EOT
+  chmod +x "$r/init"
+  (cd "$r" && find . -print0 | cpio --null -o -H newc --quiet) > initrd.cpio
+  rm -rf "$r" rootfs siwmod ./*.deb   # keep only kimg/ and initrd.cpio
+  echo "$kv" > built.ok
+  log "initramfs $(du -m initrd.cpio | cut -f1) MiB"
+}
+
+boot() {
+  [ -f "$W/built.ok" ] || skip "no guest image in $W (run: $0 build)"
+  command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
+  stop_vm
+  cd "$W"
+  local kv; kv=$(cat built.ok)
+  # TCG: KVM here (nested) aborts on -cpu max and hangs on -cpu host
+  local accel=${SIW_ACCEL:-tcg} cpu=max
+  [ "$accel" = kvm ] && cpu=host
+  rm -f console.log ser.sock guest.pcap
+  qemu-system-x86_64 -machine q35,accel=$accel -cpu $cpu -smp 2 -m 1536 \
+    -kernel "kimg/boot/vmlinuz-$kv" -initrd initrd.cpio \
+    -append "console=ttyS0 rdinit=/init panic=-1 quiet rping_port=$PORT rping_size=$SIZE" \
+    -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$PORT-10.0.2.15:$PORT" \
+    -device virtio-net-pci,netdev=n0 -object filter-dump,id=f0,netdev=n0,file="$W/guest.pcap" \
+    -display none -monitor none -no-reboot \
+    -chardev "socket,id=s0,path=$W/ser.sock,server=on,wait=off,logfile=$W/console.log" \
+    -serial chardev:s0 > qemu.log 2>&1 &
+  echo $! > qemu.pid
+  local t0=$SECONDS
+  until grep -q RPING_LISTENING console.log 2>/dev/null; do
+    if ! kill -0 "$(cat qemu.pid)" 2>/dev/null; then
+      cat qemu.log >&2; skip "the VM did not start"
+    fi
+    if [ $((SECONDS - t0)) -gt "${BOOT_TIMEOUT:-300}" ]; then
+      tail -20 console.log >&2; stop_vm; skip "the guest did not come up in ${BOOT_TIMEOUT:-300} s"
+    fi
+    sleep 0.5
+  done
+  log "guest up, rping -s listening on 127.0.0.1:$PORT (boot $((SECONDS - t0)) s, $accel)"
+}
+
+# Types CMD into the guest's shell; waits for its end marker in the console log.
+run() {
+  [ -S "$W/ser.sock" ] || skip "the guest is not running"
+  local tag="SIWRUN$$_$RANDOM" from
+  from=$(wc -c < "$W/console.log")
+  python3 - "$W/ser.sock" "$* ; echo $tag=\$?" <<'EOF'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+for c in sys.argv[2].encode() + b"\n":  # slowly: the emulated UART drops a burst
+    s.sendall(bytes([c])); time.sleep(0.005)
+s.close()
+EOF
+  local t0=$SECONDS
+  until tail -c +$((from + 1)) "$W/console.log" | grep -aq "^$tag="; do
+    [ $((SECONDS - t0)) -gt "${RUN_TIMEOUT:-300}" ] && { echo "siw-peer: guest command timed out" >&2; return 124; }
+    sleep 0.5
+  done
+  tail -c +$((from + 1)) "$W/console.log" | tr -d '\r' | grep -av "$tag" || true
+  return "$(tail -c +$((from + 1)) "$W/console.log" | tr -d '\r' | sed -n "s/^$tag=\([0-9]*\).*/\1/p" | tail -1)"
+}
+
+stop_vm() {
+  if [ -f "$W/qemu.pid" ]; then
+    local p; p=$(cat "$W/qemu.pid")
+    if kill -0 "$p" 2>/dev/null && grep -q qemu "/proc/$p/cmdline" 2>/dev/null; then
+      kill "$p"; sleep 0.5
+    fi
+    rm -f "$W/qemu.pid"
+  fi
+}
+
+case "${1:-}" in
+  build) build ;;
+  boot) boot ;;
+  run) shift; run "$@" ;;
+  stop) stop_vm ;;
+  *) echo "usage: $0 build|boot|run CMD|stop   (W=DIR PORT=N)" >&2; exit 2 ;;
+esac

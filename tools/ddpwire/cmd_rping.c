@@ -1,0 +1,424 @@
+/*
+ * ddpwire rping: rdma-core's rping (librdmacm/examples/rping.c) over our
+ * stack, either role. Per iteration the client Sends its start buffer's
+ * address, STag and size; the server RDMA Reads it, Sends "go ahead"; the
+ * client Sends its RDMA buffer's; the server RDMA Writes the data there and
+ * Sends again; the client compares the two buffers (-V).
+ */
+#include <ddpwire/mpa_sock.h>
+#include <ddpwire/qp.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define RPING_MIN 32u    /* rping: room for "rdma-ping-%d: " */
+#define RPING_MAX 65535u /* rping: RPING_BUFSIZE - 1 */
+
+typedef struct rp {
+    int server, verbose, validate, persistent, quiet;
+    uint64_t count, size, delay_ms;
+    char host[256], port[32];
+    dw_sock_opts o;
+    /* one connection */
+    dw_sock *s;
+    dw_qp *qp;
+    uint8_t *start, *rdma, recv[2][DW_RPING_INFO_LEN], send[DW_RPING_INFO_LEN];
+    uint32_t start_stag, rdma_stag;
+    unsigned recvs, reads; /* completions so far */
+    int qp_rc;
+    uint64_t pdus, octets; /* ULPDUs our receiver verified */
+} rp;
+
+static void help(void)
+{
+    printf("usage: ddpwire rping -c|-s [-a ADDR] [-p PORT] [-C COUNT] [-S SIZE] [-V] [-v] [-P]\n"
+           "                    [--rev 1|2] [--no-crc] [--markers] [--retry-no-markers]\n"
+           "                    [--p2p send|write|read] [--timeout MS] [--delay MS] [-q]\n"
+           "rping's protocol (rdma-core) over MPA/DDP/RDMAP on TCP, negotiated start-up.\n"
+           "  -c / -s        client / server role     -a ADDR  address (server: to bind)\n"
+           "  -p PORT        port (default 7174)      -C N     iterations (client; 0: forever)\n"
+           "  -S SIZE        buffer size, %u..%u (default 64)\n"
+           "  -V             verify the data          -v       print each ping's data\n"
+           "  -P             server: serve connections one after another until killed\n"
+           "  --rev N        MPA revision to ask for (default 2: RFC 6581 IRD/ORD)\n"
+           "  --no-crc       do not ask for CRC (the peer may still)\n"
+           "  --markers      ask for markers, and send them when asked (siw rejects them)\n"
+           "  --retry-no-markers  after a reject, connect again without markers\n"
+           "  --p2p KIND     RFC 6581 peer-to-peer with this RTR message (client offers it,\n"
+           "                 server accepts it)\n"
+           "  --delay MS     client: pause after the start-up before the first FPDU\n"
+           "  -q             no summary line\n",
+           RPING_MIN, RPING_MAX);
+}
+
+static int qsend(dw_qp *qp, const uint8_t *h, size_t hl, const uint8_t *p, size_t pl, void *u)
+{
+    (void)qp;
+    return dw_sock_send_pdu(((rp *)u)->s, h, hl, p, pl);
+}
+
+static void qwc(dw_qp *qp, const dw_qp_wc *wc, void *u)
+{
+    rp *r = u;
+    if (wc->op == DW_QP_WC_RECV) {
+        if (wc->len != DW_RPING_INFO_LEN) /* rping: "Received bogus data" */
+            r->qp_rc = DW_ERR_PROTO;
+        r->recvs++;
+        dw_qp_post_recv(qp, wc->wr_id, r->recv[wc->wr_id], DW_RPING_INFO_LEN);
+    } else if (wc->op == DW_QP_WC_READ) {
+        r->reads++;
+    }
+}
+
+static void qterm(dw_qp *qp, const dw_rdmap_term *t, int received, void *u)
+{
+    (void)qp, (void)u;
+    fprintf(stderr, "ddpwire rping: Terminate %s: %s / %s / %s (0x%02x)\n",
+            received ? "received" : "sent", dw_rdmap_term_layer_str(t->layer),
+            dw_rdmap_term_etype_str(t->layer, t->etype),
+            dw_rdmap_term_str(t->layer, t->etype, t->code), t->code);
+}
+
+/* Every ULPDU our MPA receiver verified (CRC, lengths) goes to the QP. */
+static int on_pdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hl, const uint8_t *d, size_t len,
+                  uint64_t off, void *u)
+{
+    rp *r = u;
+    (void)rx, (void)hdr, (void)hl, (void)off;
+    r->pdus++;
+    r->octets += len;
+    int rc = dw_qp_recv(r->qp, d, len);
+    if (rc && !r->qp_rc)
+        r->qp_rc = rc;
+    return rc != 0;
+}
+
+static void on_error(dw_fr_rx *rx, const dw_fr_error *e, void *u)
+{
+    (void)rx, (void)u;
+    if (e->code != 1 || !e->clean)
+        fprintf(stderr, "ddpwire rping: %s\n", dw_fr_error_str(e));
+}
+
+/* Reads until *counter reaches want. 0, or an error (reported). */
+static int wait_for(rp *r, const unsigned *counter, unsigned want, const char *what)
+{
+    while (*counter < want) {
+        ssize_t n = dw_sock_recv(r->s);
+        if (r->qp_rc) {
+            fprintf(stderr, "ddpwire rping: %s\n", r->qp_rc == DW_ERR_PROTO
+                                                       ? "protocol error (see above)"
+                                                       : dw_strerror(r->qp_rc));
+            return -1;
+        }
+        if (n < 0) {
+            if (n != DW_ERR_CLOSED || what)
+                fprintf(stderr, "ddpwire rping: waiting for %s: %s\n", what ? what : "peer",
+                        dw_strerror((int)n));
+            return (int)n;
+        }
+    }
+    return 0;
+}
+
+static int setup_qp(rp *r, int server)
+{
+    dw_sock_info si;
+    dw_sock_get_info(r->s, &si);
+    dw_qp_settings qs;
+    dw_qp_settings_default(&qs);
+    qs.mulpdu = si.mulpdu < DW_MPA_MULPDU_MIN ? DW_MPA_MULPDU_MIN : si.mulpdu;
+    if (server)
+        qs.rtr_expect = si.rtr;
+    else
+        qs.rtr_send = si.rtr;
+    dw_qp_callbacks cb = {qsend, qwc, qterm};
+    r->recvs = r->reads = 0;
+    r->qp_rc = 0;
+    r->pdus = r->octets = 0;
+    if (dw_qp_new(&r->qp, &qs, &cb, r))
+        return -1;
+    unsigned la = server ? DW_QP_ACCESS_LOCAL_WRITE : DW_QP_ACCESS_REMOTE_WRITE;
+    if (dw_qp_reg_mr(r->qp, r->start, r->size, (uintptr_t)r->start, DW_QP_ACCESS_REMOTE_READ,
+                     &r->start_stag) ||
+        dw_qp_reg_mr(r->qp, r->rdma, r->size, (uintptr_t)r->rdma, la, &r->rdma_stag) ||
+        dw_qp_post_recv(r->qp, 0, r->recv[0], DW_RPING_INFO_LEN) ||
+        dw_qp_post_recv(r->qp, 1, r->recv[1], DW_RPING_INFO_LEN))
+        return -1;
+    if (!server && r->delay_ms) /* siw 6.1 quirk: see tests/siw_interop.sh */
+        usleep((useconds_t)(r->delay_ms * 1000));
+    if (qs.rtr_send && dw_qp_rtr(r->qp)) /* RFC 6581: the RTR goes first */
+        return -1;
+    if (!r->quiet)
+        fprintf(stderr, "ddpwire rping: MPA rev %u%s, CRC %s, markers %s/%s, MULPDU %u%s%s\n",
+                si.rev ? si.rev : 1, si.enhanced ? " (enhanced, IRD/ORD)" : "",
+                si.crc ? "on" : "off", si.tx_markers ? "on" : "off",
+                si.rx_markers ? "on" : "off", qs.mulpdu,
+                si.rtr ? ", peer-to-peer RTR " : "",
+                si.rtr == DW_MPA_RTR_SEND ? "send" : si.rtr == DW_MPA_RTR_WRITE ? "write"
+                : si.rtr == DW_MPA_RTR_READ ? "read" : "");
+    return 0;
+}
+
+static int send_info(rp *r, const uint8_t *buf, uint32_t stag)
+{
+    dw_rping_info ri = {(uintptr_t)buf, stag, (uint32_t)r->size};
+    dw_rping_info_encode(r->send, sizeof r->send, &ri);
+    return dw_qp_send(r->qp, 0, DW_RDMAP_SEND, 0, r->send, sizeof r->send);
+}
+
+/* rping_test_client's text: "rdma-ping-%d: " then letters from 'A'+ping. */
+static void fill(rp *r, uint64_t ping)
+{
+    int cc = snprintf((char *)r->start, r->size, "rdma-ping-%d: ", (int)ping);
+    unsigned c = 65 + (unsigned)(ping % 58);
+    for (size_t i = (size_t)cc; i < r->size; i++) {
+        r->start[i] = (uint8_t)c;
+        if (++c > 122)
+            c = 65;
+    }
+    r->start[r->size - 1] = 0;
+}
+
+static int client_loop(rp *r, uint64_t *done)
+{
+    for (uint64_t ping = 0; !r->count || ping < r->count; ping++) {
+        fill(r, ping);
+        memset(r->rdma, 0, r->size);
+        unsigned base = r->recvs;
+        if (send_info(r, r->start, r->start_stag) ||
+            wait_for(r, &r->recvs, base + 1, "the server's go-ahead") ||
+            send_info(r, r->rdma, r->rdma_stag) ||
+            wait_for(r, &r->recvs, base + 2, "the server's RDMA Write"))
+            return -1;
+        if (r->validate && memcmp(r->start, r->rdma, r->size)) {
+            fprintf(stderr, "ddpwire rping: data mismatch at ping %llu\n",
+                    (unsigned long long)ping);
+            return -1;
+        }
+        if (r->verbose)
+            printf("ping data: %s\n", (char *)r->rdma);
+        *done = ping + 1;
+    }
+    return 0;
+}
+
+static int server_loop(rp *r, uint64_t *done)
+{
+    for (;;) {
+        unsigned base = r->recvs;
+        int rc = wait_for(r, &r->recvs, base + 1, NULL);
+        if (rc == DW_ERR_CLOSED)
+            return 0; /* the client is done */
+        dw_rping_info ri;
+        dw_rping_info_decode(&ri, r->recv[base % 2], DW_RPING_INFO_LEN);
+        if (rc || ri.size > r->size) {
+            if (!rc)
+                fprintf(stderr, "ddpwire rping: the client's buffer (%u) exceeds ours (%llu)\n",
+                        ri.size, (unsigned long long)r->size);
+            return -1;
+        }
+        unsigned reads = r->reads;
+        if (dw_qp_read(r->qp, 0, r->rdma_stag, (uintptr_t)r->rdma, ri.size, ri.rkey, ri.buf) ||
+            wait_for(r, &r->reads, reads + 1, "the RDMA Read Response"))
+            return -1;
+        if (r->verbose)
+            printf("server ping data: %s\n", (char *)r->rdma);
+        memset(r->send, 0, sizeof r->send);
+        if (dw_qp_send(r->qp, 0, DW_RDMAP_SEND, 0, r->send, sizeof r->send) ||
+            wait_for(r, &r->recvs, base + 2, "the client's RDMA buffer"))
+            return -1;
+        dw_rping_info_decode(&ri, r->recv[(base + 1) % 2], DW_RPING_INFO_LEN);
+        size_t n = strnlen((char *)r->rdma, r->size - 1) + 1; /* rping: strlen + 1 */
+        if (n > ri.size)
+            n = ri.size;
+        if (dw_qp_write(r->qp, 0, r->rdma, n, ri.rkey, ri.buf) ||
+            dw_qp_send(r->qp, 0, DW_RDMAP_SEND, 0, r->send, sizeof r->send))
+            return -1;
+        ++*done;
+    }
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void summary(rp *r, const char *role, uint64_t done, double t0, int rc)
+{
+    if (r->quiet)
+        return;
+    fprintf(stderr, "ddpwire rping %s: %llu iterations of %llu octets%s in %.3f s; "
+            "%llu FPDUs received and verified (%llu ULPDU octets): %s\n",
+            role, (unsigned long long)done, (unsigned long long)r->size,
+            r->validate ? ", data verified" : "", now() - t0, (unsigned long long)r->pdus,
+            (unsigned long long)r->octets, rc ? "FAILED" : "ok");
+}
+
+static int one_connection(rp *r, int server)
+{
+    double t0 = now();
+    uint64_t done = 0;
+    int rc = setup_qp(r, server);
+    if (!rc)
+        rc = server ? server_loop(r, &done) : client_loop(r, &done);
+    summary(r, server ? "server" : "client", done, t0, rc);
+    if (!rc && !server) { /* disconnect: FIN, then wait for the server's */
+        dw_sock_shutdown(r->s);
+        while (dw_sock_recv(r->s) > 0)
+            ;
+    }
+    rc ? dw_sock_abort(r->s) : dw_sock_close(r->s);
+    dw_qp_del(r->qp);
+    r->qp = NULL;
+    return rc ? 1 : 0;
+}
+
+static int run(rp *r)
+{
+    char err[256];
+    r->o.cb = (dw_fr_rx_callbacks){on_pdu, on_error, NULL};
+    r->o.user_data = r;
+    if (!r->server) {
+        if (dw_sock_connect(&r->s, r->host[0] ? r->host : "127.0.0.1", r->port, &r->o, err,
+                            sizeof err)) {
+            fprintf(stderr, "ddpwire rping: %s\n", err);
+            return 1;
+        }
+        return one_connection(r, 0);
+    }
+    int lfd, rc = 0;
+    if (dw_sock_listen(&lfd, r->host[0] ? r->host : NULL, r->port, err, sizeof err)) {
+        fprintf(stderr, "ddpwire rping: %s\n", err);
+        return 1;
+    }
+    do {
+        if (dw_sock_accept(&r->s, lfd, &r->o, err, sizeof err)) {
+            fprintf(stderr, "ddpwire rping: %s\n", err);
+            rc = 1;
+            continue;
+        }
+        rc = one_connection(r, 1);
+    } while (r->persistent);
+    close(lfd);
+    return rc;
+}
+
+static int p2p_kind(const char *v, unsigned *rtr)
+{
+    static const char *const names[] = {"send", "write", "read"};
+    for (unsigned i = 0; v && i < 3; i++)
+        if (!strcmp(v, names[i])) {
+            *rtr = 1u << i;
+            return 0;
+        }
+    fprintf(stderr, "ddpwire: --p2p takes send, write or read\n");
+    return -1;
+}
+
+/* One option at argv[*i]: 1 handled, 0 unknown, -1 bad value. */
+static int option(rp *r, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    uint64_t n;
+    int flag = 1;
+    if (!strcmp(a, "-c") || !strcmp(a, "-s"))
+        r->server = a[1] == 's';
+    else if (!strcmp(a, "-V"))
+        r->validate = 1;
+    else if (!strcmp(a, "-v"))
+        r->verbose = 1;
+    else if (!strcmp(a, "-P"))
+        r->persistent = 1;
+    else if (!strcmp(a, "-q"))
+        r->quiet = 1;
+    else if (!strcmp(a, "--no-crc"))
+        r->o.crc = 0;
+    else if (!strcmp(a, "--markers"))
+        r->o.markers = r->o.allow_markers = 1;
+    else if (!strcmp(a, "--retry-no-markers"))
+        r->o.retry_no_markers = 1;
+    else
+        flag = 0;
+    if (flag)
+        return 1;
+    if (!strcmp(a, "-C") || !strcmp(a, "--count")) {
+        if (cli_u64(a, v, 0, UINT32_MAX, &r->count))
+            return -1;
+    } else if (!strcmp(a, "-S") || !strcmp(a, "--size")) {
+        if (cli_u64(a, v, RPING_MIN, RPING_MAX, &r->size))
+            return -1;
+    } else if (!strcmp(a, "-a")) {
+        if (!v || strlen(v) >= sizeof r->host)
+            return fprintf(stderr, "ddpwire: -a takes an address\n"), -1;
+        strcpy(r->host, v);
+    } else if (!strcmp(a, "-p")) {
+        if (cli_u64(a, v, 1, 65535, &n))
+            return -1;
+        snprintf(r->port, sizeof r->port, "%u", (unsigned)n);
+    } else if (!strcmp(a, "--rev")) {
+        if (cli_u64(a, v, 1, 2, &n))
+            return -1;
+        r->o.rev = (uint8_t)n;
+    } else if (!strcmp(a, "--p2p")) {
+        if (p2p_kind(v, &r->o.rtr))
+            return -1;
+        r->o.p2p = 1;
+    } else if (!strcmp(a, "--timeout")) {
+        if (cli_u64(a, v, 0, 3600000, &n))
+            return -1;
+        r->o.timeout_ms = (int)n;
+    } else if (!strcmp(a, "--delay")) {
+        if (cli_u64(a, v, 0, 60000, &r->delay_ms))
+            return -1;
+    } else {
+        return 0;
+    }
+    (*i)++;
+    return 1;
+}
+
+int cmd_rping(int argc, char **argv)
+{
+    static rp r;
+    memset(&r, 0, sizeof r);
+    r.server = -1;
+    r.size = 64;
+    strcpy(r.port, "7174");
+    dw_sock_opts_default(&r.o);
+    r.o.startup = DW_SOCK_NEGOTIATE;
+    r.o.markers = 0;
+    r.o.allow_markers = 0; /* as siw: markers are refused */
+    r.o.rev = 2;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            help();
+            return 0;
+        }
+        int k = option(&r, argc, argv, &i);
+        if (k < 0)
+            return 2;
+        if (!k) {
+            fprintf(stderr, "ddpwire rping: unknown option '%s' (ddpwire rping --help)\n",
+                    argv[i]);
+            return 2;
+        }
+    }
+    if (r.server < 0) {
+        fprintf(stderr, "ddpwire rping: say -c (client) or -s (server)\n");
+        return 2;
+    }
+    r.start = calloc(1, r.size);
+    r.rdma = calloc(1, r.size);
+    int rc = r.start && r.rdma ? run(&r) : 1;
+    free(r.start);
+    free(r.rdma);
+    return rc;
+}
