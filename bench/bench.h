@@ -15,6 +15,7 @@ int dw_bench_crc(const dw_bench_opts *o);
 int dw_bench_mpa(const dw_bench_opts *o);
 int dw_bench_socket(const dw_bench_opts *o);
 int dw_bench_framing(const dw_bench_opts *o);
+int dw_bench_ooo(const dw_bench_opts *o);
 
 /* ---- helpers (bench_util.c) ---- */
 

@@ -341,10 +341,11 @@ dw_mpa_error dw_mpa_rx_failed(const dw_mpa_rx *rx);
  * - code 2 when a located FPDU's CRC does not match;
  * - code 3 when markers and ULPDU lengths disagree: a marker inside an
  *   FPDU with a valid CRC that does not name it; an FPDU with a valid CRC
- *   that covers an FPDU start named by a marker; an FPDU whose
- *   ULPDU_Length makes it overlap an FPDU already placed (checked when a
- *   gap closes); a marker that arrives pointing at or across an FPDU
- *   already identified (placed or delivered) other than its start.
+ *   that covers an FPDU start named by a marker, or whose start a marker
+ *   beyond its end names; an FPDU whose ULPDU_Length makes it overlap an
+ *   FPDU already placed (checked as soon as that length is known, e.g.
+ *   when a gap closes); a marker that arrives pointing at or across an
+ *   FPDU already identified (placed or delivered) other than its start.
  *
  * Commitment (MPA 5.1): octets that are part of a placed FPDU, held in the
  * store or consumed in order are committed and never taken again:
@@ -475,7 +476,7 @@ dw_mpa_error dw_mpa_seg_failed(const dw_mpa_seg *r);
 typedef struct dw_mpa_seg_stats {
     uint64_t segments;     /* segments fed */
     uint64_t octets;       /* octets fed */
-    uint64_t dup_octets;   /* of which already committed, before the in-order point or beyond the window */
+    uint64_t dup_octets;   /* of which before the in-order point or beyond the window (ignored) */
     uint64_t placed;       /* ULPDUs placed */
     uint64_t placed_early; /* of which before their turn */
     uint64_t delivered;    /* ULPDUs delivered */

@@ -19,6 +19,7 @@ int cmd_load(int argc, char **argv);
 int cmd_ipoib(int argc, char **argv);
 int cmd_rping(int argc, char **argv);
 int cmd_tcprdma(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
 
 /* Parses an unsigned integer (decimal, 0x hex, k/K/m/M/g/G suffixes) in
  * [min, max]; prints an error naming opt and returns -1 when it is not. */

@@ -10,7 +10,7 @@
 
 static void help(void)
 {
-    printf("usage: ddpwire bench crc|mpa|socket|framing [--json] [--quick]\n"
+    printf("usage: ddpwire bench crc|mpa|socket|framing|ooo [--json] [--quick]\n"
            "  crc  CRC32c: every implementation, copy+CRC, memcpy and ISA-L's\n"
            "       crc32_iscsi at 64 B .. 1 MiB (GB/s, bytes/cycle, ratios)\n"
            "  mpa  MPA framing into iovecs and in-order receive versus CRC-only\n"
@@ -20,6 +20,8 @@ static void help(void)
            "  framing  MPA with markers, MPA without and IFT on the same ULPDUs:\n"
            "       zero-copy and contiguous framing, iovecs per frame, receive into\n"
            "       caller buffers (64 B .. 64768 B)\n"
+           "  ooo  the out-of-order segment receiver vs the in-order receiver:\n"
+           "       aligned in-order and 5 %% reordered segments (segments/s, GB/s)\n"
            "  --json   one JSON object per line\n"
            "  --quick  fewer, shorter runs (for CI smoke tests)\n");
 }
@@ -50,6 +52,8 @@ int cmd_bench(int argc, char **argv)
         return dw_bench_socket(&o);
     if (!strcmp(argv[1], "framing"))
         return dw_bench_framing(&o);
+    if (!strcmp(argv[1], "ooo"))
+        return dw_bench_ooo(&o);
     fprintf(stderr, "ddpwire bench: unknown benchmark '%s'\n", argv[1]);
     return 2;
 #else

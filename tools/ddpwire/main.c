@@ -19,10 +19,11 @@ static const struct {
     {"listen", cmd_listen, "accept MPA connections, write the records to stdout"},
     {"send", cmd_send, "send stdin or a file as records over MPA to a listener"},
     {"load", cmd_load, "many concurrent connections against listen --keep-open --echo"},
-    {"ipoib", cmd_ipoib, "IPoIB service IDs; simulated capability matrix and pcap"},
     {"rping", cmd_rping, "rdma-core rping's protocol over MPA/DDP/RDMAP (client or server)"},
+    {"ipoib", cmd_ipoib, "IPoIB service IDs; simulated capability matrix and pcap"},
     {"tcprdma", cmd_tcprdma, "TCP RDMA option: synth a capture | place one into files"},
-    {"bench", cmd_bench, "benchmarks: bench crc | mpa | socket | framing [--json] [--quick]"},
+    {"analyze", cmd_analyze, "the texts' claims measured: analyze buffers"},
+    {"bench", cmd_bench, "benchmarks: bench crc | mpa | socket | framing | ooo [--json] [--quick]"},
 };
 
 static void usage(FILE *f)

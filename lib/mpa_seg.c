@@ -1,0 +1,736 @@
+/*
+ * MPA segment receiver: TCP segments in arrival order in, ULPDUs placed
+ * as soon as they are located and verified, delivered in sender order
+ * (MPA 5.1, 5.2, 7.4, 9). See include/ddpwire/mpa.h for the rules.
+ *
+ * State: the in-order point (rcv_nxt, an FPDU boundary) and the octets
+ * consumed in order (cons: beyond rcv_nxt while an FPDU is partial, kept
+ * by the in-order parser); a sorted table of positions ahead of cons
+ * (FPDU starts named by markers or by lengths, segment starts that may be
+ * FPDU starts, and placed FPDUs waiting for delivery); the store of held
+ * out-of-order octets.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytes.h"
+#include "mpa_internal.h"
+#include "mpa_seg_internal.h"
+
+enum kind {
+    E_HINT = 1,  /* a segment start: perhaps an FPDU start */
+    E_ANCHOR,    /* an FPDU start named by a marker or by lengths */
+    E_PLACED     /* a placed FPDU [start, end), not delivered yet */
+};
+
+typedef struct ent {
+    uint64_t start, end; /* end: of a placed FPDU */
+    uint64_t named;      /* anchors: 1 + the farthest marker naming it */
+    uint32_t ulen;
+    int kind;
+} ent;
+
+/* The segment being fed: octets [a, b) at p. */
+typedef struct view {
+    const uint8_t *p;
+    uint64_t a, b;
+} view;
+
+/* Hint chains longer than this (FPDUs) are left for later. */
+#define WALK_MAX 64
+
+struct dw_mpa_seg {
+    dw_mpa_seg_settings set;
+    dw_mpa_seg_callbacks cb;
+    void *user;
+    dw_mpa_error failed;
+    int busy;          /* inside a callback */
+    uint64_t rcv_nxt;  /* every FPDU before it delivered */
+    uint64_t cons;     /* octets consumed in order */
+    seg_fsm in;        /* the in-order FPDU */
+    seg_fsm oo;        /* out-of-order FPDUs */
+    int in_conflict;   /* a marker named a start inside the in-order FPDU */
+    uint64_t in_named; /* 1 + the farthest marker naming its start */
+    ent *ent;          /* ent[elo, ehi), sorted by start */
+    size_t elo, ehi, ecap;
+    seg_store st;
+    uint8_t *inbuf, *scratch;
+    dw_mpa_seg_stats stats;
+};
+
+void dw_mpa_seg_settings_default(dw_mpa_seg_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    s->markers = 1;
+    s->crc = 1;
+    s->store_bytes = 65536;
+    s->max_pending = 1024;
+    s->max_segment = 65535;
+    s->window = 16u << 20;
+}
+
+int dw_mpa_seg_new(dw_mpa_seg **pr, const dw_mpa_seg_settings *settings,
+                   const dw_mpa_seg_callbacks *cb, void *user_data)
+{
+    dw_mpa_seg_settings def;
+    if (!pr || !cb || !cb->on_place)
+        return DW_ERR_INVAL;
+    *pr = NULL;
+    if (!settings) {
+        dw_mpa_seg_settings_default(&def);
+        settings = &def;
+    }
+    if (settings->max_pending < 4 || settings->max_pending > (1u << 24) ||
+        !settings->max_segment || settings->max_segment > (1u << 30) ||
+        !settings->window || settings->window > (1u << 30) ||
+        settings->store_bytes > ((size_t)1 << 32))
+        return DW_ERR_INVAL;
+    dw_mpa_seg *r = calloc(1, sizeof *r);
+    if (!r)
+        return DW_ERR_NOMEM;
+    r->set = *settings;
+    r->cb = *cb;
+    r->user = user_data;
+    r->ecap = settings->max_pending;
+    r->ent = malloc(r->ecap * sizeof *r->ent);
+    r->inbuf = aligned_alloc(64, 65536); /* whole cache lines for the kernel's stores */
+    r->scratch = aligned_alloc(64, 65536);
+    if (!r->ent || !r->inbuf || !r->scratch ||
+        dw_seg_store_init(&r->st, settings->store_bytes)) {
+        dw_mpa_seg_del(r);
+        return DW_ERR_NOMEM;
+    }
+    r->in.markers = r->oo.markers = settings->markers != 0;
+    r->in.crc_on = r->oo.crc_on = settings->crc != 0;
+    r->in.dst = r->inbuf;
+    r->oo.dst = r->scratch;
+    *pr = r;
+    return 0;
+}
+
+void dw_mpa_seg_del(dw_mpa_seg *r)
+{
+    if (!r)
+        return;
+    dw_seg_store_fini(&r->st);
+    free(r->ent);
+    free(r->inbuf);
+    free(r->scratch);
+    free(r);
+}
+
+/* ---- the table ---------------------------------------------------- */
+
+/* First entry with start >= pos. */
+static size_t ent_find(const dw_mpa_seg *r, uint64_t pos)
+{
+    size_t lo = r->elo, hi = r->ehi;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (r->ent[mid].start >= pos)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+static ent *ent_at(dw_mpa_seg *r, uint64_t pos)
+{
+    size_t i = ent_find(r, pos);
+    return i < r->ehi && r->ent[i].start == pos ? &r->ent[i] : NULL;
+}
+
+/* A new entry at pos (none there yet), or NULL when the table is full. */
+static ent *ent_add(dw_mpa_seg *r, uint64_t pos, int kind)
+{
+    if (r->ehi - r->elo == r->ecap)
+        return NULL;
+    if (r->ehi == r->ecap) { /* slide down */
+        memmove(r->ent, r->ent + r->elo, (r->ehi - r->elo) * sizeof *r->ent);
+        r->ehi -= r->elo;
+        r->elo = 0;
+    }
+    size_t i = ent_find(r, pos);
+    memmove(r->ent + i + 1, r->ent + i, (r->ehi - i) * sizeof *r->ent);
+    r->ehi++;
+    r->ent[i] = (ent){pos, 0, 0, 0, kind};
+    return &r->ent[i];
+}
+
+static void ent_del(dw_mpa_seg *r, size_t i)
+{
+    if (i == r->elo) {
+        r->elo++;
+    } else {
+        memmove(r->ent + i, r->ent + i + 1, (r->ehi - i - 1) * sizeof *r->ent);
+        r->ehi--;
+    }
+    if (r->elo == r->ehi)
+        r->elo = r->ehi = 0;
+}
+
+/* pos is an FPDU start named by lengths, or by a marker at m - 1 (m 0:
+ * none). A full table forgets it: it only speeds placement up. */
+static void anchor(dw_mpa_seg *r, uint64_t pos, uint64_t m)
+{
+    ent *e = ent_at(r, pos);
+    if (!e && pos >= r->cons)
+        e = ent_add(r, pos, E_ANCHOR);
+    if (!e || e->kind == E_PLACED)
+        return;
+    e->kind = E_ANCHOR;
+    e->named = m > e->named ? m : e->named;
+}
+
+/* The last placed FPDU that starts before pos, or NULL. */
+static const ent *placed_before(const dw_mpa_seg *r, uint64_t pos)
+{
+    for (size_t i = ent_find(r, pos); i > r->elo; i--)
+        if (r->ent[i - 1].kind == E_PLACED)
+            return &r->ent[i - 1];
+    return NULL;
+}
+
+/* Entries starting in (a, b): hints are dropped (they were not FPDU
+ * starts); returns 2 when a placed FPDU starts there, 1 for an anchor. */
+static int inner(dw_mpa_seg *r, uint64_t a, uint64_t b, int drop_hints)
+{
+    int worst = 0;
+    size_t i = ent_find(r, a + 1);
+    while (i < r->ehi && r->ent[i].start < b) {
+        int k = r->ent[i].kind;
+        if (k == E_HINT && drop_hints) {
+            ent_del(r, i);
+            if (i < r->elo)
+                i = r->elo;
+            continue;
+        }
+        worst = k == E_PLACED ? 2 : k == E_ANCHOR && worst < 1 ? 1 : worst;
+        i++;
+    }
+    return worst;
+}
+
+/* ---- callbacks ---------------------------------------------------- */
+
+static void fail(dw_mpa_seg *r, dw_mpa_error code, uint64_t off)
+{
+    if (r->failed)
+        return;
+    r->failed = code;
+    if (r->cb.on_error) {
+        dw_mpa_rx_error e = {code, off, (uint32_t)(r->set.start_seq + off), 0, 0};
+        r->busy = 1;
+        r->cb.on_error(r, &e, r->user);
+        r->busy = 0;
+    }
+}
+
+static dw_mpa_seg_pdu pdu_of(const dw_mpa_seg *r, uint64_t start, uint64_t end,
+                             uint32_t ulen, int early)
+{
+    dw_mpa_seg_pdu p = {start, (uint32_t)(r->set.start_seq + start), ulen,
+                        (uint32_t)(end - start), early};
+    return p;
+}
+
+static void place(dw_mpa_seg *r, const seg_done *d, int early)
+{
+    dw_mpa_seg_pdu p = pdu_of(r, d->fpdu, d->end, d->ulen, early);
+    r->stats.placed++;
+    r->stats.placed_early += early != 0;
+    r->busy = 1;
+    r->cb.on_place(r, d->data, &p, r->user);
+    r->busy = 0;
+}
+
+static void deliver(dw_mpa_seg *r, uint64_t start, uint64_t end, uint32_t ulen,
+                    int early)
+{
+    dw_mpa_seg_pdu p = pdu_of(r, start, end, ulen, early);
+    r->stats.delivered++;
+    if (r->cb.on_deliver) {
+        r->busy = 1;
+        r->cb.on_deliver(r, &p, r->user);
+        r->busy = 0;
+    }
+}
+
+/* ---- octets at hand: held ones first (committed), then the segment -- */
+
+static const uint8_t *piece(const dw_mpa_seg *r, const view *v, uint64_t pos,
+                            uint64_t lim, size_t *len)
+{
+    const uint8_t *p = r->st.nheld ? dw_seg_store_piece(&r->st, pos, lim, len)
+                                   : NULL;
+    if (p || !v || pos < v->a || pos >= v->b)
+        return p;
+    uint64_t end = v->b < lim ? v->b : lim;
+    if (r->st.nheld) {
+        size_t i = dw_seg_store_find(&r->st, pos);
+        if (i < r->st.nheld && r->st.held[i].a < end)
+            end = r->st.held[i].a;
+    }
+    *len = (size_t)(end - pos);
+    return v->p + (pos - v->a);
+}
+
+static int read_at(const dw_mpa_seg *r, const view *v, uint64_t pos,
+                   uint8_t *out, size_t n)
+{
+    while (n) {
+        size_t len;
+        const uint8_t *p = piece(r, v, pos, pos + n, &len);
+        if (!p)
+            return 0;
+        memcpy(out, p, len);
+        out += len, pos += len, n -= len;
+    }
+    return 1;
+}
+
+/* Every octet of [a, b) at hand? */
+static int have(const dw_mpa_seg *r, const view *v, uint64_t a, uint64_t b)
+{
+    while (a < b) {
+        const seg_span *s = r->st.nheld ? dw_seg_store_span(&r->st, a) : NULL;
+        if (s)
+            a = s->b;
+        else if (v && a >= v->a && a < v->b)
+            a = v->b;
+        else
+            return 0;
+    }
+    return 1;
+}
+
+/* ---- in order ------------------------------------------------------ */
+
+static void in_done(dw_mpa_seg *r, const seg_done *d)
+{
+    int in = inner(r, d->fpdu, d->end, 1);
+    if (!d->crc_ok) {
+        fail(r, DW_MPA_ERR_CRC, d->fpdu);
+        return;
+    }
+    /* MPA 9: lengths and markers (in it, naming a start inside it, or
+     * naming its start from beyond its end) */
+    if (!d->marker_ok || in || r->in_conflict || r->in_named > d->end) {
+        fail(r, DW_MPA_ERR_MARKER, d->fpdu);
+        return;
+    }
+    place(r, d, 0);
+    if (r->failed)
+        return;
+    r->rcv_nxt = d->end;
+    deliver(r, d->fpdu, d->end, d->ulen, 0);
+}
+
+/* The fast path: FPDUs of a segment at cons with nothing pending (no
+ * partial FPDU, no table entry, nothing held), placed and delivered
+ * straight from the segment. Returns when that no longer holds. */
+static void in_order_fast(dw_mpa_seg *r, const view *v)
+{
+    while (r->cons < v->b && !r->failed) {
+        seg_done d;
+        const uint8_t *p = v->p + (r->cons - v->a);
+        size_t n = (size_t)(v->b - r->cons), used = dw_seg_fsm_whole(&r->in, p, n, &d);
+        if (!used) { /* the start of an FPDU: streamed into the buffer */
+            int done;
+            r->cons += dw_seg_fsm_feed(&r->in, p, n, &done, &d);
+            return;
+        }
+        r->cons += used;
+        if (!d.crc_ok || !d.marker_ok) {
+            fail(r, d.crc_ok ? DW_MPA_ERR_MARKER : DW_MPA_ERR_CRC, d.fpdu);
+            return;
+        }
+        dw_mpa_seg_pdu u = pdu_of(r, d.fpdu, d.end, d.ulen, 0);
+        r->rcv_nxt = d.end;
+        r->stats.placed++;
+        r->stats.delivered++;
+        r->busy = 1;
+        r->cb.on_place(r, d.data, &u, r->user);
+        if (r->cb.on_deliver)
+            r->cb.on_deliver(r, &u, r->user);
+        r->busy = 0;
+    }
+}
+
+/* Consumes octets at cons from the segment and the store while they
+ * continue the stream: the ordered stream of MPA 7.4 method 1. */
+static void in_order(dw_mpa_seg *r, const view *v)
+{
+    while (!r->failed) {
+        while (r->in.st == SEG_IDLE && r->ehi > r->elo && r->ent[r->elo].start < r->cons)
+            ent_del(r, r->elo); /* (none: entries start at or after cons) */
+        if (r->in.st == SEG_IDLE && r->ehi > r->elo &&
+            r->ent[r->elo].start == r->cons) {
+            ent e = r->ent[r->elo];
+            ent_del(r, r->elo);
+            if (e.kind == E_PLACED) { /* placed early: its turn now */
+                r->cons = r->rcv_nxt = e.end;
+                r->in.pos = e.end;
+                deliver(r, e.start, e.end, e.ulen, 1);
+                continue;
+            }
+            r->in_named = e.named;
+        }
+        size_t len;
+        const uint8_t *p = piece(r, v, r->cons, UINT64_MAX, &len);
+        if (!p)
+            break;
+        uint64_t known = r->in.end;
+        int done;
+        seg_done d;
+        size_t used = dw_seg_fsm_feed(&r->in, p, len, &done, &d);
+        if (r->st.nheld)
+            dw_seg_store_drop(&r->st, r->cons, r->cons + used);
+        r->cons += used;
+        if (done) {
+            in_done(r, &d);
+            r->in_conflict = 0;
+            r->in_named = 0;
+        } else if (!known && r->in.end && inner(r, r->in.fpdu, r->in.end, 0) == 2) {
+            /* its length runs into a placed FPDU: a gap closes on a
+             * disagreement (MPA 9); those octets are gone, so now */
+            fail(r, DW_MPA_ERR_MARKER, r->in.fpdu);
+        }
+    }
+}
+
+/* ---- out of order -------------------------------------------------- */
+
+/* Runs the parser over [q, ...) (all at hand). 0 when not finished. */
+static int check_fpdu(dw_mpa_seg *r, const view *v, uint64_t q, uint64_t y,
+                      seg_done *d)
+{
+    int done = 0;
+    dw_seg_fsm_reset(&r->oo, q);
+    while (!done) {
+        size_t len;
+        const uint8_t *p = piece(r, v, r->oo.pos, y, &len);
+        if (!p || !len) /* (the parser found another length: not at hand) */
+            return 0;
+        dw_seg_fsm_feed(&r->oo, p, len, &done, d);
+    }
+    return 1;
+}
+
+/* The end of the FPDU at q from its length field, or 0 when not at hand
+ * (or q is no FPDU start: FPDUs are multiples of 4 octets, MPA 6). */
+static uint64_t fpdu_end(const dw_mpa_seg *r, const view *v, uint64_t q)
+{
+    uint8_t h[2];
+    if (q % 4 || !read_at(r, v, q + dw_seg_lead(r->set.markers, q), h, 2))
+        return 0;
+    return q + dw_mpa_fpdu_len((uint32_t)q, dw_get_be16(h), r->set.markers);
+}
+
+/*
+ * Places the FPDU at anchor e when it is all at hand (MPA 7.4 methods 2
+ * and 3). Returns its end, 0 when not possible yet.
+ */
+static uint64_t try_anchor(dw_mpa_seg *r, const view *v, uint64_t q)
+{
+    uint64_t y = fpdu_end(r, v, q);
+    if (!y)
+        return 0;
+    if (inner(r, q, y, 0) == 2) { /* runs into a placed FPDU */
+        fail(r, DW_MPA_ERR_MARKER, q);
+        return 0;
+    }
+    seg_done d;
+    if (!have(r, v, q, y) || !check_fpdu(r, v, q, y, &d))
+        return 0;
+    int in = inner(r, q, y, 1);
+    ent *e = ent_at(r, q);
+    if (!d.crc_ok)
+        fail(r, DW_MPA_ERR_CRC, q);
+    else if (!d.marker_ok || in || e->named > y)
+        fail(r, DW_MPA_ERR_MARKER, q);
+    if (r->failed)
+        return 0;
+    place(r, &d, 1);
+    if (r->failed)
+        return 0;
+    e = ent_at(r, q);
+    *e = (ent){q, y, 0, d.ulen, E_PLACED};
+    if (r->st.nheld)
+        dw_seg_store_drop(&r->st, q, y);
+    anchor(r, y, 0); /* method 3: the next FPDU starts there */
+    return y;
+}
+
+/* Anchors in [ra, rb) whose FPDUs are complete now, in stream order. */
+static void place_anchors(dw_mpa_seg *r, const view *v, uint64_t ra, uint64_t rb)
+{
+    uint64_t pos = ra;
+    while (!r->failed) {
+        size_t i = ent_find(r, pos);
+        while (i < r->ehi && r->ent[i].start < rb && r->ent[i].kind != E_ANCHOR)
+            i++;
+        if (i == r->ehi || r->ent[i].start >= rb)
+            return;
+        pos = r->ent[i].start;
+        uint64_t y = try_anchor(r, v, pos);
+        pos = y ? y : pos + 1;
+    }
+}
+
+/*
+ * Is the hint at c an FPDU start? Follows ULPDU lengths through complete,
+ * CRC-valid FPDUs: 1 when they land on a located FPDU start, -1 when one
+ * fails or crosses a located start, 0 when the octets run out.
+ */
+static int walk(dw_mpa_seg *r, const view *v, uint64_t c)
+{
+    uint64_t x = c;
+    for (int n = 0; n < WALK_MAX; n++) {
+        const ent *e = x != c ? ent_at(r, x) : NULL;
+        if (e && e->kind != E_HINT)
+            return 1;
+        uint64_t y = fpdu_end(r, v, x);
+        if (!y)
+            return 0;
+        if (inner(r, x, y, 0))
+            return -1;
+        seg_done d;
+        if (!have(r, v, x, y) || !check_fpdu(r, v, x, y, &d))
+            return 0;
+        if (!d.crc_ok || !d.marker_ok)
+            return -1;
+        x = y;
+    }
+    return 0;
+}
+
+static void try_hints(dw_mpa_seg *r, const view *v, uint64_t ra, uint64_t rb)
+{
+    uint64_t pos = ra;
+    while (!r->failed) {
+        size_t i = ent_find(r, pos);
+        while (i < r->ehi && r->ent[i].start < rb && r->ent[i].kind != E_HINT)
+            i++;
+        if (i == r->ehi || r->ent[i].start >= rb)
+            return;
+        uint64_t c = r->ent[i].start;
+        int w = walk(r, v, c);
+        if (w > 0) {
+            r->stats.hints_taken++;
+            r->ent[i].kind = E_ANCHOR;
+            place_anchors(r, v, c, rb);
+        } else if (w < 0) {
+            r->stats.hints_dropped++;
+            ent_del(r, ent_find(r, c));
+        }
+        pos = c + 1;
+    }
+}
+
+/*
+ * A marker at m whose FPDUPTR field is ptr (MPA 7.1, 7.4 method 2): an
+ * anchor, unless it disagrees with FPDUs already identified (MPA 9 code 3,
+ * "any time a marker points to an already identified FPDU").
+ */
+static void marker(dw_mpa_seg *r, uint64_t m, uint16_t ptr)
+{
+    uint64_t q = dw_seg_marker_target(m, ptr);
+    if (q == UINT64_MAX || q < r->rcv_nxt) { /* across delivered FPDUs */
+        fail(r, DW_MPA_ERR_MARKER, m);
+        return;
+    }
+    if (r->in.st != SEG_IDLE && q == r->rcv_nxt) { /* the in-order FPDU */
+        r->in_named = m + 1 > r->in_named ? m + 1 : r->in_named;
+        return;
+    }
+    if (r->in.st != SEG_IDLE && q > r->rcv_nxt &&
+        (q < r->cons || (r->in.end && q < r->in.end))) {
+        r->in_conflict = 1; /* judged with the in-order FPDU's CRC */
+        return;
+    }
+    const ent *p = placed_before(r, m + 1);
+    if (p && (m < p->end ? q != p->start : p->end > q)) {
+        fail(r, DW_MPA_ERR_MARKER, p->start);
+        return;
+    }
+    if (!p || m >= p->end)
+        anchor(r, q, m + 1);
+}
+
+static void scan_markers(dw_mpa_seg *r, const view *v)
+{
+    uint64_t m = v->a >= 3 ? v->a - 3 : 0;
+    m = (m + DW_MPA_MARKER_INTERVAL - 1) & ~(uint64_t)(DW_MPA_MARKER_INTERVAL - 1);
+    for (; m < v->b && !r->failed; m += DW_MPA_MARKER_INTERVAL) {
+        uint8_t mk[4];
+        if (m >= r->cons && read_at(r, v, m, mk, 4))
+            marker(r, m, dw_get_be16(mk + 2));
+    }
+}
+
+/* Holds the segment's octets that no placed FPDU covers. */
+static void keep(dw_mpa_seg *r, const view *v)
+{
+    const ent *p = placed_before(r, v->a + 1);
+    uint64_t at = p && p->end > v->a ? p->end : v->a, refused = 0;
+    size_t i = ent_find(r, at);
+    while (at < v->b) {
+        while (i < r->ehi && r->ent[i].kind != E_PLACED)
+            i++;
+        uint64_t to = i < r->ehi && r->ent[i].start < v->b ? r->ent[i].start : v->b;
+        if (to > at &&
+            dw_seg_store_put(&r->st, at, v->p + (at - v->a), (size_t)(to - at)))
+            refused += to - at;
+        if (to == v->b)
+            break;
+        at = r->ent[i++].end;
+    }
+    if (refused) {
+        r->stats.fallbacks++;
+        r->stats.refused += refused;
+    }
+}
+
+static void out_of_order(dw_mpa_seg *r, const view *v)
+{
+    if (r->set.markers) { /* a segment start inside a known FPDU is none */
+        scan_markers(r, v);
+        const ent *p = placed_before(r, v->a + 1);
+        if (!r->failed && v->a % 4 == 0 && !ent_at(r, v->a) &&
+            !(p && p->end > v->a) && !(r->in.end && v->a < r->in.end))
+            ent_add(r, v->a, E_HINT);
+    }
+    /* the octets at hand around the segment */
+    const seg_span *s = r->st.nheld && v->a ? dw_seg_store_span(&r->st, v->a - 1) : NULL;
+    uint64_t ra = s ? s->a : v->a, rb = v->b;
+    s = r->st.nheld ? dw_seg_store_span(&r->st, v->b) : NULL;
+    rb = s ? s->b : rb;
+    place_anchors(r, v, ra, rb);
+    if (r->set.markers)
+        try_hints(r, v, ra, rb);
+    if (!r->failed)
+        keep(r, v);
+}
+
+/* ---- the API ------------------------------------------------------- */
+
+static void account(dw_mpa_seg *r)
+{
+    dw_mpa_seg_stats *s = &r->stats;
+    s->held = r->st.octets + (r->cons - r->rcv_nxt);
+    s->held_peak = s->held > s->held_peak ? s->held : s->held_peak;
+    s->store_used = dw_seg_store_used(&r->st);
+    s->store_peak = s->store_used > s->store_peak ? s->store_used : s->store_peak;
+}
+
+int dw_mpa_seg_feed(dw_mpa_seg *r, uint32_t seq, const void *data, size_t len)
+{
+    if (!r || (!data && len))
+        return DW_ERR_INVAL;
+    if (r->busy)
+        return DW_ERR_STATE;
+    if (r->failed) /* MPA 9: nothing more after an error */
+        return DW_ERR_PROTO;
+    if (len > r->set.max_segment)
+        return DW_ERR_TOO_LONG;
+    r->stats.segments++;
+    r->stats.octets += len;
+    if (seq == (uint32_t)(r->set.start_seq + r->cons) && len <= r->set.window &&
+        r->ehi == r->elo && !r->st.nheld && r->in.st == SEG_IDLE && !r->in_named) {
+        view v = {data, r->cons, r->cons + len}; /* the fast path */
+        in_order_fast(r, &v);
+        if (r->in.st == SEG_IDLE || r->failed) /* nothing held */
+            return r->failed ? DW_ERR_PROTO : 0;
+        account(r);
+        return 0;
+    }
+    /* unwrap: the offset nearest the in-order point (2^31 either side) */
+    int32_t d = (int32_t)(seq - (uint32_t)(r->set.start_seq + r->cons));
+    int64_t a = (int64_t)r->cons + d, b = a + (int64_t)len;
+    int64_t lo = (int64_t)r->cons, hi = lo + (int64_t)r->set.window;
+    int64_t ca = a > lo ? a : lo, cb = b < hi ? b : hi;
+    if (ca >= cb) {
+        r->stats.dup_octets += len;
+        return 0;
+    }
+    r->stats.dup_octets += (uint64_t)((ca - a) + (b - cb));
+    view v = {(const uint8_t *)data + (ca - a), (uint64_t)ca, (uint64_t)cb};
+    if (v.a == r->cons)
+        in_order(r, &v);
+    else
+        out_of_order(r, &v);
+    account(r);
+    return r->failed ? DW_ERR_PROTO : 0;
+}
+
+int dw_mpa_seg_close(dw_mpa_seg *r, dw_mpa_close_reason reason)
+{
+    if (!r)
+        return DW_ERR_INVAL;
+    if (r->busy)
+        return DW_ERR_STATE;
+    if (r->failed)
+        return DW_ERR_PROTO;
+    int clean = r->in.st == SEG_IDLE && r->ehi == r->elo && !r->st.nheld;
+    r->failed = DW_MPA_ERR_CLOSED; /* MPA 5.1, 9: code 1 */
+    if (r->cb.on_error) {
+        uint64_t off = clean ? r->cons : r->rcv_nxt;
+        dw_mpa_rx_error e = {DW_MPA_ERR_CLOSED, off,
+                             (uint32_t)(r->set.start_seq + off), reason, clean};
+        r->busy = 1;
+        r->cb.on_error(r, &e, r->user);
+        r->busy = 0;
+    }
+    return clean ? 0 : DW_ERR_PROTO;
+}
+
+uint32_t dw_mpa_seg_ack(const dw_mpa_seg *r)
+{
+    return (uint32_t)(r->set.start_seq + r->cons);
+}
+
+size_t dw_mpa_seg_sack(const dw_mpa_seg *r, dw_mpa_seg_range *out, size_t max)
+{
+    size_t n = 0, h = 0, e = r->elo;
+    uint64_t a = 0, b = 0; /* the block being built */
+    for (;;) {
+        while (e < r->ehi && r->ent[e].kind != E_PLACED)
+            e++;
+        int from_h = h < r->st.nheld &&
+                     (e == r->ehi || r->st.held[h].a < r->ent[e].start);
+        if (!from_h && e == r->ehi)
+            break;
+        uint64_t sa = from_h ? r->st.held[h].a : r->ent[e].start;
+        uint64_t sb = from_h ? r->st.held[h].b : r->ent[e].end;
+        from_h ? h++ : e++;
+        if (b && sa <= b) {
+            b = sb > b ? sb : b;
+            continue;
+        }
+        if (b && n++ < max)
+            out[n - 1] = (dw_mpa_seg_range){(uint32_t)(r->set.start_seq + a),
+                                            (uint32_t)(b - a)};
+        a = sa, b = sb;
+    }
+    if (b && n++ < max)
+        out[n - 1] = (dw_mpa_seg_range){(uint32_t)(r->set.start_seq + a),
+                                        (uint32_t)(b - a)};
+    return n;
+}
+
+uint64_t dw_mpa_seg_offset(const dw_mpa_seg *r)
+{
+    return r->rcv_nxt;
+}
+
+dw_mpa_error dw_mpa_seg_failed(const dw_mpa_seg *r)
+{
+    return r->failed;
+}
+
+void dw_mpa_seg_stats_get(const dw_mpa_seg *r, dw_mpa_seg_stats *stats)
+{
+    *stats = r->stats;
+}

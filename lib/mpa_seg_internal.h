@@ -1,0 +1,144 @@
+/*
+ * Internal: the segment receiver's reassembly store (lib/mpa_seg_store.c)
+ * and FPDU parser (lib/mpa_seg_fsm.c), used by lib/mpa_seg.c.
+ *
+ * Positions are 64-bit stream offsets (octets since MPA start); MPA
+ * positions are their low 32 bits, and 2^32 is a multiple of 512, so
+ * marker positions are offsets that are multiples of 512 (MPA 7.1).
+ */
+#ifndef DW_LIB_MPA_SEG_INTERNAL_H
+#define DW_LIB_MPA_SEG_INTERNAL_H
+
+#include <ddpwire/mpa.h>
+
+/* ------------------------------------------------------------------ */
+/* Store: held octets by stream offset, in fixed chunks                */
+/* ------------------------------------------------------------------ */
+
+#define SEG_CHUNK 128u
+
+typedef struct seg_span {
+    uint64_t a, b; /* [a, b) */
+} seg_span;
+
+typedef struct seg_store {
+    uint8_t *mem;      /* nchunk chunks of SEG_CHUNK octets */
+    size_t nchunk;
+    uint64_t *key;     /* chunk numbers (offset / SEG_CHUNK) in use, sorted */
+    uint32_t *slot;    /* key[i] lives in mem + slot[i] * SEG_CHUNK */
+    size_t nused;
+    uint32_t *freel;   /* free slots */
+    size_t nfree;
+    seg_span *held;    /* held octets: sorted, disjoint, never adjacent */
+    size_t nheld, cap;
+    uint64_t octets;   /* sum of held spans */
+} seg_store;
+
+/* Allocates a store of about bytes octets (0: none). 0 or DW_ERR_NOMEM. */
+int dw_seg_store_init(seg_store *s, size_t bytes);
+void dw_seg_store_fini(seg_store *s);
+
+/* Index of the first held span with b > pos (nheld if none). */
+size_t dw_seg_store_find(const seg_store *s, uint64_t pos);
+
+/* The held span holding pos, or NULL. */
+const seg_span *dw_seg_store_span(const seg_store *s, uint64_t pos);
+
+/* Held octets at pos up to the end of their chunk and of lim: a pointer
+ * and *len, or NULL when pos is not held. */
+const uint8_t *dw_seg_store_piece(const seg_store *s, uint64_t pos,
+                                  uint64_t lim, size_t *len);
+
+/* Holds the octets of [a, a + n) from src that are not held yet (held ones
+ * stay as they are: committed). 0, or DW_ERR_NOSPACE with nothing held. */
+int dw_seg_store_put(seg_store *s, uint64_t a, const uint8_t *src, size_t n);
+
+/* Forgets held octets in [a, b); chunks left empty are freed. Splitting a
+ * span with no span slot left forgets its shorter side too (SACK
+ * reneging: the caller offers those octets again). */
+void dw_seg_store_drop(seg_store *s, uint64_t a, uint64_t b);
+
+/* Store memory in use (whole chunks). */
+static inline uint64_t dw_seg_store_used(const seg_store *s)
+{
+    return (uint64_t)s->nused * SEG_CHUNK;
+}
+
+/* ------------------------------------------------------------------ */
+/* FPDU parser: one FPDU from pieces of octets in stream order          */
+/* ------------------------------------------------------------------ */
+
+enum { SEG_IDLE = 0, SEG_HDR, SEG_BODY, SEG_CRC };
+
+typedef struct seg_fsm {
+    int markers, crc_on;
+    uint8_t *dst;      /* 65535 octets for a ULPDU that is not in place */
+    uint64_t pos;      /* next octet */
+    int st;
+    uint64_t fpdu;     /* the FPDU's first octet */
+    uint64_t hdr;      /* its ULPDU_Length field */
+    uint64_t end;      /* its end, once the length is known (else 0) */
+    uint32_t crc;
+    uint32_t ulen, got, body_left;
+    int bad;           /* a marker did not name this FPDU (MPA 7.1) */
+    uint8_t hold[4];   /* partial length or CRC field */
+    unsigned held;
+    uint8_t mark[4];   /* partial marker */
+    unsigned mheld;
+} seg_fsm;
+
+/* A finished FPDU. */
+typedef struct seg_done {
+    const uint8_t *data; /* its ULPDU: in the input or in dst */
+    uint32_t ulen;
+    uint64_t fpdu, end;
+    int crc_ok;          /* CRC matched (or CRC off) */
+    int marker_ok;       /* every marker inside named this FPDU */
+} seg_done;
+
+/* Starts at pos, an FPDU boundary. */
+static inline void dw_seg_fsm_reset(seg_fsm *f, uint64_t pos)
+{
+    f->pos = pos;
+    f->st = SEG_IDLE;
+    f->held = f->mheld = 0;
+    f->end = 0;
+}
+
+/*
+ * Consumes octets of in[0, n) (stream offset f->pos), at most up to the
+ * end of the current FPDU. Returns the octets consumed; *done is set when
+ * the FPDU finished (its verdict in out). A whole FPDU in the input is
+ * taken in one pass, its ULPDU left in place when no marker splits it.
+ */
+size_t dw_seg_fsm_feed(seg_fsm *f, const uint8_t *in, size_t n, int *done,
+                       seg_done *out);
+
+/* Only the whole-FPDU case of dw_seg_fsm_feed(): the FPDU's length when
+ * the parser is at a boundary and in holds it all (finished, in out),
+ * else 0 and nothing consumed. */
+size_t dw_seg_fsm_whole(seg_fsm *f, const uint8_t *in, size_t n, seg_done *out);
+
+/* Octets from the FPDU start at p to its ULPDU_Length field (a leading
+ * marker, MPA 7.1). */
+static inline unsigned dw_seg_lead(int markers, uint64_t p)
+{
+    return markers && p % DW_MPA_MARKER_INTERVAL == 0 ? DW_MPA_MARKER_LEN : 0;
+}
+
+/* The FPDU start a marker at m with FPDUPTR field ptr names, or UINT64_MAX
+ * when it points before the stream. The low two bits are reserved (MPA
+ * 6.1). A pointer to m - 4 mod 512 + 4 is RFC 5044's reading of an FPDU
+ * led by a marker (no FPDU starts 4 octets after a marker position). */
+static inline uint64_t dw_seg_marker_target(uint64_t m, uint16_t ptr)
+{
+    ptr &= 0xfffc;
+    if (ptr > m)
+        return UINT64_MAX;
+    uint64_t q = m - ptr;
+    if (q % DW_MPA_MARKER_INTERVAL == DW_MPA_MARKER_LEN)
+        q -= DW_MPA_MARKER_LEN;
+    return q;
+}
+
+#endif

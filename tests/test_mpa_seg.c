@@ -1,0 +1,521 @@
+/*
+ * The segment receiver (out-of-order placement, MPA 5.1, 5.2, 7.4, 9) on
+ * hand-built streams: aligned segments placed on arrival with no store,
+ * markers then lengths, header alignment only as a hint, error 3 in each
+ * of its forms and error 2 on both paths, the store-full fallback,
+ * sequence wrap, duplicates, no markers, the API. The simulated runs are
+ * in test_mpa_seg_sim.c.
+ */
+#include "mpa_seg_util.h"
+
+/* ------------------------------------------------------------------ */
+/* Hand-built streams                                                    */
+/* ------------------------------------------------------------------ */
+
+typedef struct scen {
+    sent s;
+    uint8_t *w; /* the octets fed: a copy of the stream, to edit */
+    chk k;
+    dw_mpa_seg *r;
+} scen;
+
+static void scen_open(scen *sc, const size_t *sizes, size_t n, uint32_t start,
+                      size_t store, int markers)
+{
+    uint64_t seed = 99 + n;
+    dw_mpa_tx_settings ts;
+    dw_mpa_tx_settings_default(&ts);
+    ts.start_seq = start;
+    ts.markers = markers;
+    sent_build(&sc->s, &ts, sizes, n, n, 0, &seed);
+    sc->w = malloc(sc->s.st.wire_len);
+    memcpy(sc->w, sc->s.st.wire, sc->s.st.wire_len);
+    chk k = {&sc->s, calloc(n, 1), 0, 0, 0, 0, {0}, {0}, 0};
+    sc->k = k;
+    dw_mpa_seg_settings rs;
+    dw_mpa_seg_settings_default(&rs);
+    rs.start_seq = start;
+    rs.store_bytes = store;
+    rs.markers = markers;
+    CHECK(dw_mpa_seg_new(&sc->r, &rs, &cbs, &sc->k) == 0);
+}
+
+static void scen_close(scen *sc)
+{
+    dw_mpa_seg_del(sc->r);
+    free(sc->k.placed);
+    free(sc->w);
+    sent_free(&sc->s);
+}
+
+/* Where FPDU i starts (i == n: the end of the stream). */
+static uint64_t fo(const scen *sc, size_t i)
+{
+    return i < sc->s.st.nrec ? sc->s.st.recs[i].fpdu_off : sc->s.st.wire_len;
+}
+
+static int feed(scen *sc, uint64_t a, uint64_t b)
+{
+    return dw_mpa_seg_feed(sc->r, sc->s.start + (uint32_t)a, sc->w + a, (size_t)(b - a));
+}
+
+static int feed_fpdu(scen *sc, size_t i)
+{
+    return feed(sc, fo(sc, i), fo(sc, i + 1));
+}
+
+/* Stores the CRC32c of w[a, b - 4) in w[b - 4, b) (wire order). */
+static void fix_crc(uint8_t *w, uint64_t a, uint64_t b)
+{
+    dw_crc32c_store(w + b - 4, dw_crc32c(0, w + a, (size_t)(b - 4 - a)));
+}
+
+static dw_mpa_seg_stats stats(const scen *sc)
+{
+    dw_mpa_seg_stats x;
+    dw_mpa_seg_stats_get(sc->r, &x);
+    return x;
+}
+
+/* The events so far equal want[0, n). */
+static int events_are(const scen *sc, const int *want, size_t n)
+{
+    if (sc->k.nev != n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (sc->k.ev[i] != want[i])
+            return 0;
+    return 1;
+}
+
+/* MPA 5.1, 5.2, analysis 7: header-aligned segments out of order are
+ * placed on arrival with no store at all, delivered when the gap closes. */
+static void test_s51_aligned_placed_on_arrival(void)
+{
+    size_t sizes[6] = {1430, 1430, 1430, 1430, 1430, 1430};
+    scen sc;
+    scen_open(&sc, sizes, 6, 1000, 0, 1);
+    static const size_t order[5] = {5, 3, 1, 4, 2};
+    for (size_t i = 0; i < 5; i++) {
+        CHECK(feed_fpdu(&sc, order[i]) == 0);
+        CHECK_EQ_U(sc.k.nev, i + 1);
+        CHECK_EQ_U(sc.k.ev[i], order[i] + 1); /* placed, not delivered */
+        CHECK_EQ_U(sc.k.next, 0);
+        CHECK_EQ_U(dw_mpa_seg_ack(sc.r), 1000);
+    }
+    dw_mpa_seg_stats x = stats(&sc);
+    CHECK(x.placed_early == 5 && x.store_peak == 0 && x.held_peak == 0 && !x.fallbacks);
+    dw_mpa_seg_range sack[4];
+    CHECK_EQ_U(dw_mpa_seg_sack(sc.r, sack, 4), 1); /* FPDUs 1..5 in one block */
+    CHECK(sack[0].seq == 1000 + fo(&sc, 1) && sack[0].len == fo(&sc, 6) - fo(&sc, 1));
+    CHECK(feed_fpdu(&sc, 0) == 0);
+    static const int want[] = {6, 4, 2, 5, 3, 1, -1, -2, -3, -4, -5, -6};
+    CHECK(events_are(&sc, want, 12));
+    CHECK(!sc.k.bad && sc.k.next == 6);
+    CHECK_EQ_U(dw_mpa_seg_ack(sc.r), 1000 + fo(&sc, 6));
+    CHECK_EQ_U(dw_mpa_seg_offset(sc.r), fo(&sc, 6));
+    CHECK(dw_mpa_seg_close(sc.r, DW_MPA_CLOSE_FIN) == 0);
+    CHECK(sc.k.errors == 1 && sc.k.err.code == DW_MPA_ERR_CLOSED && sc.k.err.clean);
+    scen_close(&sc);
+}
+
+/* MPA 7.4 methods 2 and 3: a segment that starts inside an FPDU; a marker
+ * locates the next FPDU, its length the one after. */
+static void test_s74_marker_then_lengths(void)
+{
+    size_t sizes[4] = {600, 500, 40, 1000};
+    scen sc;
+    scen_open(&sc, sizes, 4, 0, 65536, 1);
+    /* by hand: 4 + 2 + 600 + 2 + 4 + a marker at 512; 2 + 500 + 2 + 4 + a
+     * marker at 1024; 2 + 40 + 2 + 4 and no marker */
+    CHECK(fo(&sc, 1) == 616 && fo(&sc, 2) == 1128 && fo(&sc, 3) == 1176);
+    CHECK(sc.w[1026] == 0x01 && sc.w[1027] == 0x98); /* FPDUPTR 1024 - 616 */
+    CHECK(feed(&sc, 300, 1176) == 0);
+    static const int want1[] = {2, 3};
+    CHECK(events_are(&sc, want1, 2));
+    dw_mpa_seg_stats x = stats(&sc);
+    CHECK(x.placed_early == 2 && x.held == 616 - 300 && x.hints_taken == 0);
+    CHECK(feed(&sc, 0, 300) == 0); /* FPDU 0 completes from the store */
+    static const int want2[] = {2, 3, 1, -1, -2, -3};
+    CHECK(events_are(&sc, want2, 6));
+    CHECK(feed_fpdu(&sc, 3) == 0);
+    x = stats(&sc);
+    CHECK(sc.k.next == 4 && !sc.k.bad && x.held == 0 && x.store_used == 0);
+    CHECK(x.held_peak == 316 && x.store_peak >= 316);
+    scen_close(&sc);
+}
+
+/* Header alignment is a hint: small FPDUs without markers wait until their
+ * lengths chain onto an FPDU located by a marker (mpa.h, segment receiver). */
+static void test_hint_confirmed_by_lengths(void)
+{
+    size_t sizes[6] = {100, 100, 100, 100, 100, 300};
+    for (int store = 0; store < 2; store++) {
+        scen sc;
+        scen_open(&sc, sizes, 6, 77, store ? 65536 : 0, 1);
+        CHECK(fo(&sc, 4) < 512 && fo(&sc, 5) > 516); /* FPDU 4 holds the marker */
+        for (size_t i = 1; i <= 3; i++)
+            CHECK(feed_fpdu(&sc, i) == 0);
+        CHECK_EQ_U(sc.k.nev, 0); /* alone, alignment proves nothing */
+        CHECK(feed_fpdu(&sc, 4) == 0);
+        dw_mpa_seg_stats x = stats(&sc);
+        if (store) {
+            static const int want[] = {5, 2, 3, 4};
+            CHECK(events_are(&sc, want, 4));
+            CHECK(x.hints_taken == 1 && x.placed_early == 4 && !x.fallbacks);
+        } else { /* nothing held: FPDUs 1-3 come again, in order */
+            static const int want[] = {5};
+            CHECK(events_are(&sc, want, 1));
+            CHECK(x.fallbacks == 3 && x.refused == fo(&sc, 4) - fo(&sc, 1));
+            dw_mpa_seg_range sack[4];
+            CHECK_EQ_U(dw_mpa_seg_sack(sc.r, sack, 4), 1);
+            CHECK(sack[0].seq == 77 + fo(&sc, 4) && sack[0].len == fo(&sc, 5) - fo(&sc, 4));
+        }
+        CHECK(feed_fpdu(&sc, 0) == 0);
+        if (!store)
+            CHECK(feed(&sc, fo(&sc, 1), fo(&sc, 4)) == 0);
+        CHECK(feed_fpdu(&sc, 5) == 0);
+        CHECK(sc.k.next == 6 && !sc.k.bad && !sc.k.errors);
+        scen_close(&sc);
+    }
+}
+
+/* A segment that starts with what looks like a valid FPDU, but inside a
+ * larger one: never placed (MPA 7.4.1: no dependence on alignment). */
+static void test_hint_alone_not_trusted(void)
+{
+    size_t sizes[2] = {1400, 200};
+    scen sc;
+    scen_open(&sc, sizes, 2, 0, 65536, 1);
+    /* a fake FPDU (ULPDU 20 octets, valid CRC) at offset 100 of FPDU 0 */
+    uint8_t *f = sc.w + 100;
+    f[0] = 0, f[1] = 20;
+    memset(f + 2, 0x5a, 20);
+    f[22] = f[23] = 0;
+    fix_crc(sc.w, 100, 128);
+    memcpy(sc.s.st.pool + sc.s.st.recs[0].at + 94, f, 28); /* the truth too */
+    fix_crc(sc.w, 0, fo(&sc, 1));
+    CHECK(feed(&sc, 100, 128) == 0);
+    CHECK(feed(&sc, 128, 700) == 0);
+    CHECK(feed(&sc, 700, 1000) == 0);
+    CHECK_EQ_U(sc.k.nev, 0);
+    CHECK(feed(&sc, 0, 100) == 0);
+    CHECK(feed(&sc, 1000, fo(&sc, 2)) == 0);
+    static const int want[] = {1, -1, 2, -2};
+    CHECK(events_are(&sc, want, 4));
+    dw_mpa_seg_stats x = stats(&sc);
+    CHECK(!sc.k.bad && !sc.k.errors && x.hints_taken == 0);
+    scen_close(&sc);
+}
+
+/* MPA 9 code 3, checked when a gap closes (9-f): the in-order FPDU's
+ * ULPDU_Length runs into an FPDU placed early, or over a start a marker
+ * named; with a bad CRC as well the code is 2. */
+static void test_s9_gap_closes_on_disagreement(void)
+{
+    size_t sizes[3] = {200, 1430, 1430};
+    for (int v = 0; v < 3; v++) {
+        scen sc;
+        scen_open(&sc, sizes, 3, 5, 65536, 1);
+        uint64_t f1 = fo(&sc, 1), m = (f1 + 511) / 512 * 512;
+        CHECK(f1 == 212 && m < fo(&sc, 2));
+        if (v == 0)
+            CHECK(feed_fpdu(&sc, 1) == 0); /* placed early */
+        else
+            CHECK(feed(&sc, m - 40, m + 40) == 0); /* its marker only */
+        CHECK_EQ_U(sc.k.nev, v == 0);
+        sc.w[5] = 204; /* FPDU 0: ULPDU_Length 200 -> 204, 4 octets longer */
+        if (v != 2)
+            fix_crc(sc.w, 0, f1 + 4);
+        int rc = feed(&sc, 0, f1 + 4);
+        CHECK(rc == DW_ERR_PROTO);
+        CHECK(sc.k.errors == 1 && sc.k.err.offset == 0 && sc.k.err.seq == 5);
+        CHECK_EQ_U(sc.k.err.code, v == 2 ? DW_MPA_ERR_CRC : DW_MPA_ERR_MARKER);
+        CHECK_EQ_U(sc.k.nev, v == 0);
+        CHECK(feed_fpdu(&sc, 2) == DW_ERR_PROTO);
+        CHECK(sc.k.nev == (v == 0) && sc.k.next == 0 && !sc.k.bad);
+        CHECK(dw_mpa_seg_failed(sc.r) == sc.k.err.code);
+        scen_close(&sc);
+    }
+}
+
+/* Sets the FPDUPTR of the marker at m so that it names q. */
+static void point(scen *sc, uint64_t m, uint64_t q)
+{
+    sc->w[m + 2] = (uint8_t)((m - q) >> 8);
+    sc->w[m + 3] = (uint8_t)(m - q);
+}
+
+/*
+ * MPA 9 code 3 against FPDUs not verified yet, judged when their CRC is:
+ * a marker that arrives out of order naming a start inside the partial
+ * in-order FPDU (a), naming its start from beyond its end (b, c: before
+ * any of it arrived), naming an anchored FPDU's start from beyond its end
+ * (d); an in-order FPDU whose length runs into an FPDU placed early is
+ * refused as soon as its length is known (e).
+ */
+static void test_s9_markers_vs_pending_fpdus(void)
+{
+    size_t sizes[4] = {1430, 1430, 1430, 1430};
+    for (int v = 0; v < 5; v++) {
+        scen sc;
+        scen_open(&sc, sizes, 4, 0, 65536, 1);
+        uint64_t f1 = fo(&sc, 1), f2 = fo(&sc, 2);
+        uint64_t m1 = (f1 + 511) / 512 * 512, m2 = (f2 + 511) / 512 * 512;
+        uint64_t bad_at = 0;
+        if (v < 3) {
+            if (v < 2)
+                CHECK(feed(&sc, 0, 100) == 0); /* FPDU 0 partly */
+            point(&sc, m1, v == 0 ? 200 : 0);
+            CHECK(feed(&sc, m1 - 20, m1 + 20) == 0);
+            CHECK(sc.k.errors == 0);
+            CHECK(feed(&sc, v < 2 ? 100 : 0, f1) == DW_ERR_PROTO);
+        } else if (v == 3) {
+            point(&sc, m2, f1);
+            CHECK(feed(&sc, m2 - 20, m2 + 20) == 0 && sc.k.errors == 0);
+            CHECK(feed_fpdu(&sc, 1) == DW_ERR_PROTO);
+            bad_at = f1;
+        } else {
+            CHECK(feed_fpdu(&sc, 1) == 0);
+            sc.w[4] ^= 0x02; /* FPDU 0 longer by 512: over FPDU 1 */
+            CHECK(feed(&sc, 0, 100) == DW_ERR_PROTO);
+        }
+        CHECK(sc.k.errors == 1 && sc.k.err.code == DW_MPA_ERR_MARKER);
+        CHECK_EQ_U(sc.k.err.offset, bad_at);
+        CHECK_EQ_U(sc.k.nev, v == 4);
+        CHECK(feed(&sc, 0, fo(&sc, 4)) == DW_ERR_PROTO && sc.k.nev == (v == 4));
+        scen_close(&sc);
+    }
+}
+
+/* MPA 9 code 3 "any time a marker points to an already identified FPDU"
+ * (9-g): a marker in a later FPDU (valid CRC) that names a placed FPDU or
+ * a point inside it; one that names an unidentified point is caught when
+ * its own FPDU is verified. */
+static void test_s9_marker_names_identified_fpdu(void)
+{
+    size_t sizes[4] = {1430, 1430, 1430, 1430};
+    for (int v = 0; v < 3; v++) {
+        scen sc;
+        scen_open(&sc, sizes, 4, 0xFFFFF000u, 65536, 1);
+        CHECK(feed_fpdu(&sc, 1) == 0);
+        uint64_t f3 = fo(&sc, 3), m = (f3 + 511) / 512 * 512;
+        uint64_t to = v == 0 ? fo(&sc, 1) + 8 : v == 1 ? fo(&sc, 1) : fo(&sc, 2);
+        CHECK(m < fo(&sc, 4));
+        sc.w[m + 2] = (uint8_t)((m - to) >> 8);
+        sc.w[m + 3] = (uint8_t)(m - to);
+        fix_crc(sc.w, f3, fo(&sc, 4));
+        CHECK(feed_fpdu(&sc, 3) == DW_ERR_PROTO);
+        CHECK(sc.k.errors == 1 && sc.k.err.code == DW_MPA_ERR_MARKER);
+        CHECK_EQ_U(sc.k.err.offset, v < 2 ? fo(&sc, 1) : f3);
+        static const int want[] = {2};
+        CHECK(events_are(&sc, want, 1));
+        CHECK(feed_fpdu(&sc, 0) == DW_ERR_PROTO && sc.k.nev == 1);
+        scen_close(&sc);
+    }
+}
+
+/* MPA 7.4, 9 code 2 out of order and code 3 in order: a flipped bit in an
+ * out-of-order FPDU located by its marker; a wrong marker in order, with
+ * and without a valid CRC. */
+static void test_s9_codes_both_paths(void)
+{
+    size_t sizes[4] = {1430, 1430, 1430, 1430};
+    scen sc;
+    scen_open(&sc, sizes, 4, 0, 65536, 1);
+    sc.w[fo(&sc, 2) + 700] ^= 0x10;
+    CHECK(feed_fpdu(&sc, 2) == DW_ERR_PROTO);
+    CHECK(sc.k.errors == 1 && sc.k.err.code == DW_MPA_ERR_CRC &&
+          sc.k.err.offset == fo(&sc, 2) && sc.k.nev == 0);
+    CHECK(feed_fpdu(&sc, 0) == DW_ERR_PROTO && sc.k.nev == 0);
+    scen_close(&sc);
+    for (int crc_ok = 0; crc_ok < 2; crc_ok++) {
+        scen_open(&sc, sizes, 4, 0, 65536, 1);
+        CHECK(feed_fpdu(&sc, 0) == 0);
+        uint64_t m = (fo(&sc, 1) + 511) / 512 * 512;
+        sc.w[m + 3] ^= 4; /* FPDUPTR off by 4 */
+        if (crc_ok)
+            fix_crc(sc.w, fo(&sc, 1), fo(&sc, 2));
+        CHECK(feed_fpdu(&sc, 1) == DW_ERR_PROTO);
+        CHECK(sc.k.errors == 1 && sc.k.err.offset == fo(&sc, 1));
+        CHECK_EQ_U(sc.k.err.code, crc_ok ? DW_MPA_ERR_MARKER : DW_MPA_ERR_CRC);
+        static const int want[] = {1, -1};
+        CHECK(events_are(&sc, want, 2));
+        scen_close(&sc);
+    }
+}
+
+/* The store-full fallback: octets that do not fit are not committed (not
+ * in the SACK blocks) and are taken in order later, without loss. */
+static void test_store_full_fallback(void)
+{
+    size_t sizes[4] = {1430, 1430, 1430, 1430};
+    for (int store = 0; store < 2; store++) {
+        scen sc;
+        scen_open(&sc, sizes, 4, 123, store ? 512 : 0, 1);
+        CHECK(feed(&sc, 700, 2000) == 0);
+        dw_mpa_seg_stats x = stats(&sc);
+        CHECK(x.fallbacks == 1 && x.refused == 1300 && x.held == 0 && x.placed == 0);
+        dw_mpa_seg_range sack[4];
+        CHECK_EQ_U(dw_mpa_seg_sack(sc.r, sack, 4), 0);
+        CHECK(feed(&sc, 700, 1000) == 0); /* 300 octets: fit in 512 */
+        x = stats(&sc);
+        CHECK_EQ_U(x.held, store ? 300 : 0);
+        CHECK_EQ_U(dw_mpa_seg_sack(sc.r, sack, 4), store ? 1 : 0);
+        if (store)
+            CHECK(sack[0].seq == 123 + 700 && sack[0].len == 300);
+        CHECK(feed(&sc, 0, 700) == 0); /* in order: no store needed */
+        CHECK_EQ_U(dw_mpa_seg_ack(sc.r), 123 + (store ? 1000 : 700));
+        CHECK(feed(&sc, 700, fo(&sc, 4)) == 0);
+        CHECK(sc.k.next == 4 && !sc.k.bad && !sc.k.errors);
+        x = stats(&sc);
+        CHECK(x.held == 0 && x.store_used == 0 && x.store_peak <= 512);
+        scen_close(&sc);
+    }
+}
+
+/* MPA 7.1: sequence numbers wrap; markers are found and followed back
+ * across the wrap (FPDUs reversed, and re-cut, around 2^32). */
+static void test_seq_wrap(void)
+{
+    size_t sizes[8] = {1430, 1430, 1430, 1430, 1430, 1430, 1430, 1430};
+    scen sc;
+    scen_open(&sc, sizes, 8, 0xFFFFEA00u, 65536, 1);
+    CHECK((uint32_t)(0xFFFFEA00u + fo(&sc, 4)) < 0x1000); /* wraps by FPDU 4 */
+    for (size_t i = 8; i-- > 1;)
+        CHECK(feed_fpdu(&sc, i) == 0);
+    CHECK(stats(&sc).placed_early == 7);
+    CHECK(feed_fpdu(&sc, 0) == 0);
+    CHECK(sc.k.next == 8 && !sc.k.bad);
+    CHECK_EQ_U(dw_mpa_seg_ack(sc.r), (uint32_t)(0xFFFFEA00u + fo(&sc, 8)));
+    scen_close(&sc);
+    /* cuts of 1000 octets fed last to first */
+    scen_open(&sc, sizes, 8, 0xFFFFF800u, 65536, 1);
+    uint64_t end = fo(&sc, 8);
+    for (uint64_t a = (end - 1) / 1000 * 1000;; a -= 1000) {
+        CHECK(feed(&sc, a, a + 1000 < end ? a + 1000 : end) == 0);
+        if (!a)
+            break;
+    }
+    CHECK(sc.k.next == 8 && !sc.k.bad && stats(&sc).placed_early > 0);
+    scen_close(&sc);
+}
+
+/* MPA 5.1: duplicates and overlaps of committed octets are not taken again
+ * (each ULPDU placed once), even when they differ. */
+static void test_s51_duplicates_ignored(void)
+{
+    size_t sizes[5] = {1430, 100, 1430, 700, 1430};
+    scen sc;
+    scen_open(&sc, sizes, 5, 0, 65536, 1);
+    uint64_t end = fo(&sc, 5);
+    CHECK(feed_fpdu(&sc, 2) == 0);
+    CHECK(feed_fpdu(&sc, 2) == 0);
+    CHECK(feed(&sc, fo(&sc, 2) - 300, fo(&sc, 3) + 300) == 0);
+    CHECK(feed(&sc, 500, 2000) == 0);
+    memset(sc.w + 600, 0xee, 100); /* a differing duplicate of held octets */
+    CHECK(feed(&sc, 500, 2000) == 0);
+    CHECK(feed(&sc, 0, end) == 0);
+    CHECK(feed(&sc, 0, end) == 0);
+    CHECK(sc.k.next == 5 && !sc.k.bad && !sc.k.errors);
+    dw_mpa_seg_stats x = stats(&sc);
+    CHECK(x.placed == 5 && x.delivered == 5 && x.dup_octets >= end);
+    scen_close(&sc);
+}
+
+/* Without markers nothing can be located out of order (MPA 7.4): octets
+ * are held, then taken in order. */
+static void test_no_markers(void)
+{
+    size_t sizes[5] = {1400, 1400, 1400, 1400, 1400};
+    scen sc;
+    scen_open(&sc, sizes, 5, 0, 65536, 0);
+    for (size_t i = 5; i-- > 1;)
+        CHECK(feed_fpdu(&sc, i) == 0);
+    CHECK(sc.k.nev == 0 && stats(&sc).held == fo(&sc, 5) - fo(&sc, 1));
+    CHECK(feed_fpdu(&sc, 0) == 0);
+    CHECK(sc.k.next == 5 && !sc.k.bad && stats(&sc).placed_early == 0);
+    scen_close(&sc);
+}
+
+static int reenter_rc;
+static void reenter_place(dw_mpa_seg *r, const uint8_t *d, const dw_mpa_seg_pdu *p,
+                          void *u)
+{
+    (void)d, (void)p, (void)u;
+    reenter_rc = dw_mpa_seg_feed(r, 0, "", 0);
+    if (reenter_rc == DW_ERR_STATE)
+        reenter_rc = dw_mpa_seg_close(r, DW_MPA_CLOSE_FIN);
+}
+
+static uint64_t stats_dup(const dw_mpa_seg *r)
+{
+    dw_mpa_seg_stats x;
+    dw_mpa_seg_stats_get(r, &x);
+    return x.dup_octets;
+}
+
+static void test_api(void)
+{
+    dw_mpa_seg_settings s;
+    dw_mpa_seg_settings_default(&s);
+    CHECK(s.markers == 1 && s.crc == 1 && s.store_bytes == 65536 &&
+          s.max_pending == 1024 && s.max_segment == 65535 && s.window == 16u << 20);
+    dw_mpa_seg *r;
+    dw_mpa_seg_callbacks none = {NULL, NULL, NULL};
+    CHECK(dw_mpa_seg_new(&r, NULL, &none, NULL) == DW_ERR_INVAL);
+    CHECK(dw_mpa_seg_new(NULL, NULL, &cbs, NULL) == DW_ERR_INVAL);
+    s.window = (1u << 30) + 1;
+    CHECK(dw_mpa_seg_new(&r, &s, &cbs, NULL) == DW_ERR_INVAL);
+    dw_mpa_seg_settings_default(&s);
+    s.max_pending = 3;
+    CHECK(dw_mpa_seg_new(&r, &s, &cbs, NULL) == DW_ERR_INVAL);
+    dw_mpa_seg_del(NULL);
+    s.max_pending = 4;
+    s.max_segment = 100;
+    chk k = {0};
+    CHECK(dw_mpa_seg_new(&r, &s, &cbs, &k) == 0);
+    static uint8_t buf[200];
+    CHECK(dw_mpa_seg_feed(r, 0, NULL, 1) == DW_ERR_INVAL);
+    CHECK(dw_mpa_seg_feed(r, 0, buf, 101) == DW_ERR_TOO_LONG);
+    CHECK(dw_mpa_seg_feed(r, 0, buf, 0) == 0);
+    CHECK(dw_mpa_seg_feed(r, 0xFFFFFF00u, buf, 100) == 0); /* before the start */
+    CHECK(stats_dup(r) == 100);
+    CHECK(dw_mpa_seg_close(r, DW_MPA_CLOSE_RST) == 0);
+    CHECK(k.errors == 1 && k.err.code == DW_MPA_ERR_CLOSED && k.err.clean &&
+          k.err.reason == DW_MPA_CLOSE_RST);
+    CHECK(dw_mpa_seg_feed(r, 0, buf, 4) == DW_ERR_PROTO);
+    CHECK(dw_mpa_seg_close(r, DW_MPA_CLOSE_FIN) == DW_ERR_PROTO);
+    dw_mpa_seg_del(r);
+    /* a callback may not feed or close its receiver */
+    size_t sizes[1] = {10};
+    scen sc;
+    scen_open(&sc, sizes, 1, 0, 0, 1);
+    dw_mpa_seg_del(sc.r);
+    dw_mpa_seg_callbacks re = {reenter_place, NULL, NULL};
+    CHECK(dw_mpa_seg_new(&sc.r, NULL, &re, NULL) == 0);
+    CHECK(feed_fpdu(&sc, 0) == 0 && reenter_rc == DW_ERR_STATE);
+    scen_close(&sc);
+    scen_open(&sc, sizes, 1, 0, 0, 1); /* closed inside an FPDU: not clean */
+    CHECK(feed(&sc, 0, 10) == 0 && dw_mpa_seg_close(sc.r, DW_MPA_CLOSE_FIN) == DW_ERR_PROTO);
+    CHECK(sc.k.err.code == DW_MPA_ERR_CLOSED && !sc.k.err.clean && sc.k.err.offset == 0);
+    scen_close(&sc);
+}
+
+int main(void)
+{
+    RUN(test_s51_aligned_placed_on_arrival);
+    RUN(test_s74_marker_then_lengths);
+    RUN(test_hint_confirmed_by_lengths);
+    RUN(test_hint_alone_not_trusted);
+    RUN(test_s9_gap_closes_on_disagreement);
+    RUN(test_s9_marker_names_identified_fpdu);
+    RUN(test_s9_markers_vs_pending_fpdus);
+    RUN(test_s9_codes_both_paths);
+    RUN(test_store_full_fallback);
+    RUN(test_seq_wrap);
+    RUN(test_s51_duplicates_ignored);
+    RUN(test_no_markers);
+    RUN(test_api);
+    return dw_test_finish();
+}
