@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "pcap_out.h"
 
 static void help(void)
 {
@@ -226,17 +227,11 @@ static int cmd_matrix(int argc, char **argv)
 }
 
 typedef struct tap_ctx {
-    FILE *pcap;
+    pcap_out pcap; /* pcap.f NULL: no capture */
     int verbose, err;
     unsigned long frames;
     uint8_t *buf;
 } tap_ctx;
-
-static void put32le(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
 
 static void tap(dw_ipoib_fabric *f, const dw_ipoib_msg *m, void *ud)
 {
@@ -245,16 +240,12 @@ static void tap(dw_ipoib_fabric *f, const dw_ipoib_msg *m, void *ud)
     if (t->verbose && m->kind == DW_IPOIB_MSG_CM)
         fprintf(stderr, "t=%llu host %d -> %d CM %s\n", (unsigned long long)m->now, m->src,
                 m->dst, dw_ipoib_cm_type_name(m->cm->type));
-    if (!t->pcap || m->kind != DW_IPOIB_MSG_UD)
+    if (!t->pcap.f || m->kind != DW_IPOIB_MSG_UD)
         return;
-    ssize_t n = dw_ipoib_msg_lt242(m, t->buf + 16, 65536 + 64);
+    ssize_t n = dw_ipoib_msg_lt242(m, t->buf, 65536 + 64);
     if (n < 0)
         return;
-    put32le(t->buf, (uint32_t)(m->now / 1000000));
-    put32le(t->buf + 4, (uint32_t)(m->now % 1000000));
-    put32le(t->buf + 8, (uint32_t)n);
-    put32le(t->buf + 12, (uint32_t)n);
-    t->err |= fwrite(t->buf, 1, 16 + (size_t)n, t->pcap) != 16 + (size_t)n;
+    t->err |= pcap_out_write(&t->pcap, m->now, t->buf, (size_t)n) != 0;
     t->frames++;
 }
 
@@ -274,18 +265,11 @@ static void on_event(dw_ipoib_fabric *f, int host, const dw_ipoib_event *ev, voi
 
 static int pcap_open(tap_ctx *t, const char *path)
 {
-    uint8_t gh[24] = {0};
-    put32le(gh, 0xa1b2c3d4u);
-    gh[4] = 2;
-    gh[6] = 4;
-    put32le(gh + 16, 262144);
-    put32le(gh + 20, DW_IPOIB_PCAP_LINKTYPE);
-    t->pcap = fopen(path, "wb");
-    if (!t->pcap || fwrite(gh, 1, sizeof gh, t->pcap) != sizeof gh) {
-        perror(path);
-        return -1;
-    }
-    return 0;
+    if (pcap_out_open(&t->pcap, path, DW_IPOIB_PCAP_LINKTYPE, 262144) == 0)
+        return 0;
+    perror(path);
+    pcap_out_close(&t->pcap);
+    return -1;
 }
 
 static int cmd_sim(int argc, char **argv, const char *pcap)
@@ -335,10 +319,11 @@ static int cmd_sim(int argc, char **argv, const char *pcap)
         result_row(o.a, o.b, &r);
         status = !r.ok;
     }
-    if (t.pcap && (fclose(t.pcap) || t.err)) {
+    int opened = t.pcap.f != NULL;
+    if (opened && (pcap_out_close(&t.pcap) || t.err)) {
         fprintf(stderr, "ddpwire ipoib: writing %s failed\n", o.pcap);
         status = 1;
-    } else if (t.pcap && !status) {
+    } else if (opened && !status) {
         fprintf(stderr, "ddpwire ipoib: %lu UD frames written to %s\n", t.frames, o.pcap);
     }
     free(t.buf);

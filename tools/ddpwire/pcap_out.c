@@ -1,5 +1,5 @@
 /* A small pcap writer: classic format, microseconds, little-endian. */
-#include "tcprdma.h"
+#include "pcap_out.h"
 
 #include <string.h>
 

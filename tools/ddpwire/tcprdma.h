@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pcap_out.h"
+
 #define TW_MAX_XFERS 256
 #define TW_MAX_RANGES 1024
 
@@ -40,15 +42,6 @@ void tw_free(tw_work *w);
 /* Octets of a transfer. */
 uint64_t tw_xfer_len(const dw_tcpopt_transfer *x);
 
-/* pcap files (microsecond, little-endian): one writer. */
-typedef struct pcap_out {
-    FILE *f;
-    uint32_t snaplen;
-} pcap_out;
-
-int pcap_out_open(pcap_out *p, const char *path, unsigned linktype, uint32_t snaplen);
-int pcap_out_write(pcap_out *p, uint64_t usec, const uint8_t *frame, size_t len);
-int pcap_out_close(pcap_out *p);
 
 int tcprdma_synth(int argc, char **argv);
 int tcprdma_place(int argc, char **argv);
