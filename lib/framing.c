@@ -146,7 +146,6 @@ struct dw_fr_rx {
     void *ud;
     dw_mpa_rx *mpa;
     dw_ift_rx *ift;
-    int failed;
     uint64_t delivered;
     /* IFT: the current frame's header, and where its payload goes */
     uint8_t *hdr, *own, *buf;
@@ -165,7 +164,6 @@ void dw_fr_rx_settings_default(dw_fr_rx_settings *s, dw_framing f)
 static void report(dw_fr_rx *fr, int code, uint64_t off, int clean,
                    dw_mpa_close_reason why)
 {
-    fr->failed = code;
     dw_fr_error e = {fr->framing, code, off, clean, why};
     if (fr->cb.on_error)
         fr->cb.on_error(fr, &e, fr->ud);
@@ -312,7 +310,7 @@ uint64_t dw_fr_rx_delivered(const dw_fr_rx *fr)
 
 int dw_fr_rx_failed(const dw_fr_rx *fr)
 {
-    return fr->failed;
+    return fr->mpa ? (int)dw_mpa_rx_failed(fr->mpa) : (int)dw_ift_rx_failed(fr->ift);
 }
 
 const char *dw_fr_error_str(const dw_fr_error *e)

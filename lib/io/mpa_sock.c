@@ -358,6 +358,15 @@ static int setup(dw_sock **ps, int fd, const dw_sock_opts *o, int initiator,
     return 0;
 }
 
+/* Closes a socket that failed, keeping the failure's errno; returns -1. */
+static int close_keep_errno(int fd)
+{
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+}
+
 static struct addrinfo *resolve(const char *host, const char *port, int passive,
                                 char *err, size_t errlen)
 {
@@ -383,12 +392,8 @@ static int connect_once(dw_sock **ps, const char *host, const char *port,
         return DW_ERR_IO;
     for (a = res; a && fd < 0; a = a->ai_next) {
         fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-        if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
-            int e = errno;
-            close(fd);
-            fd = -1;
-            errno = e;
-        }
+        if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) != 0)
+            fd = close_keep_errno(fd);
     }
     freeaddrinfo(res);
     if (fd < 0)
@@ -432,12 +437,8 @@ int dw_sock_listen(int *pfd, const char *host, const char *port, char *err,
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
             if (a->ai_family == AF_INET6)
                 setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-            if (bind(fd, a->ai_addr, a->ai_addrlen) || listen(fd, 4096)) {
-                int e = errno;
-                close(fd);
-                fd = -1;
-                errno = e;
-            }
+            if (bind(fd, a->ai_addr, a->ai_addrlen) || listen(fd, 4096))
+                fd = close_keep_errno(fd);
         }
     freeaddrinfo(res);
     if (fd < 0)
