@@ -4,5 +4,7 @@
 
 /* Each: argv[0] is the mode's name. Returns the exit status. */
 int analyze_buffers(int argc, char **argv);
+int analyze_packing(int argc, char **argv);
+int analyze_align(int argc, char **argv);
 
 #endif

@@ -13,6 +13,8 @@ static const struct {
 } modes[] = {
     {"buffers", analyze_buffers,
      "receive buffering, header-aligned vs re-segmented FPDUs (analysis text 7)"},
+    {"packing", analyze_packing, "segments and ACKs with and without packing (analysis text 6)"},
+    {"align", analyze_align, "segments when each holds whole FPDUs vs plain TCP (analysis text 7.2)"},
 };
 
 static void help(FILE *f)
