@@ -1,0 +1,670 @@
+/*
+ * MPA stream checker: one direction, in sync, FPDU by FPDU. The CRC is
+ * computed as octets pass; only a header/tail state and the first
+ * head_len ULPDU octets are kept. Unlike the receiver it never stops:
+ * errors are reported and checking goes on (MPA 9 is the receiver's).
+ */
+#include <ddpwire/crc32c.h>
+#include <ddpwire/mpa_check.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytes.h"
+#include "mpa_check_int.h"
+#include "mpa_internal.h"
+
+void dw_mpa_check_settings_default(dw_mpa_check_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    s->start = DW_MPA_CHECK_START_AUTO;
+    s->markers = -1;
+    s->crc = -1;
+    s->search_limit = 1u << 20;
+    s->head_len = 64;
+}
+
+static int settings_ok(const dw_mpa_check_settings *s)
+{
+    return (unsigned)s->start <= DW_MPA_CHECK_START_SEARCH &&
+           s->markers >= -1 && s->markers <= 1 && s->crc >= -1 &&
+           s->crc <= 1 && s->head_len <= DW_CK_HEAD_MAX;
+}
+
+static enum dw_ck_state first_state(dw_mpa_check_start start)
+{
+    switch (start) {
+    case DW_MPA_CHECK_START_AT:
+        return DW_CK_BEFORE;
+    case DW_MPA_CHECK_START_SEARCH:
+        return DW_CK_SEARCH;
+    default:
+        return DW_CK_FRAME;
+    }
+}
+
+int dw_mpa_check_new(dw_mpa_check **pc, const dw_mpa_check_settings *settings,
+                     const dw_mpa_check_callbacks *callbacks, void *user_data)
+{
+    dw_mpa_check_settings def;
+    if (!pc)
+        return DW_ERR_INVAL;
+    *pc = NULL;
+    if (!settings) {
+        dw_mpa_check_settings_default(&def);
+        settings = &def;
+    }
+    if (!settings_ok(settings))
+        return DW_ERR_INVAL;
+    dw_mpa_check *c = calloc(1, sizeof *c);
+    if (!c)
+        return DW_ERR_NOMEM;
+    c->buf = malloc(DW_CK_BUF_CAP);
+    c->desc = malloc(DW_CK_DESC_CAP * sizeof *c->desc);
+    if (!c->buf || !c->desc) {
+        dw_mpa_check_del(c);
+        return DW_ERR_NOMEM;
+    }
+    c->set = *settings;
+    if (callbacks)
+        c->cb = *callbacks;
+    c->user = user_data;
+    c->markers = settings->markers;
+    c->crc = settings->crc;
+    c->state = first_state(settings->start);
+    c->st.first_error = DW_MPA_ERR_NONE;
+    *pc = c;
+    return 0;
+}
+
+void dw_mpa_check_del(dw_mpa_check *c)
+{
+    if (!c)
+        return;
+    free(c->buf);
+    free(c->desc);
+    free(c);
+}
+
+void dw_ck_emit(dw_mpa_check *c, dw_mpa_check_event_kind kind,
+                dw_mpa_error code, uint64_t off, uint32_t seq, uint64_t pkt,
+                uint64_t len, const dw_mpa_startup *frame)
+{
+    if (code != DW_MPA_ERR_NONE && c->st.first_error == DW_MPA_ERR_NONE) {
+        c->st.first_error = code;
+        c->st.first_error_offset = off;
+        c->st.first_error_pkt = pkt;
+    }
+    if (!c->cb.on_event)
+        return;
+    dw_mpa_check_event ev = {kind, code, off, seq, pkt, len, c->detail, frame};
+    c->in_cb++;
+    c->cb.on_event(c, &ev, c->user);
+    c->in_cb--;
+}
+
+void dw_ck_enter_sync(dw_mpa_check *c, uint64_t off)
+{
+    c->state = DW_CK_SYNC;
+    dw_ck_fsm_init(&c->f, off - c->start_off, c->markers, c->head,
+                   c->set.head_len);
+}
+
+void dw_ck_go_start(dw_mpa_check *c, uint64_t off, const char *how)
+{
+    c->started = 1;
+    c->start_off = c->st.start_offset = off;
+    if (how != c->detail)
+        snprintf(c->detail, sizeof c->detail, "%s", how);
+    dw_ck_emit(c, DW_MPA_CHECK_EV_START, DW_MPA_ERR_NONE, off, 0, 0, 0, NULL);
+    if (c->markers < 0 || c->markers_given)
+        c->state = DW_CK_PEND; /* see position 0 first */
+    else
+        dw_ck_enter_sync(c, off);
+}
+
+void dw_ck_lose(dw_mpa_check *c, uint64_t off)
+{
+    c->lost_skipped = 0;
+    c->searched = 0;
+    c->need = 0;
+    c->suspect = 0;
+    c->have_prev = 0;
+    if (c->markers == 1) {
+        uint64_t p = off - c->start_off;
+        c->mk_next = c->start_off + ((p + 511u) & ~(uint64_t)511u);
+        c->state = DW_CK_LOST_MK;
+        return;
+    }
+    c->state = DW_CK_SEARCH;
+    c->pos_known = c->markers == 0;
+}
+
+static void sync_lost(dw_mpa_check *c, uint64_t off, uint32_t seq, uint64_t pkt)
+{
+    dw_ck_emit(c, DW_MPA_CHECK_EV_SYNC_LOST, DW_MPA_ERR_NONE, off, seq, pkt, 0,
+               NULL);
+    dw_ck_lose(c, c->start_off + c->f.pos);
+}
+
+/* ------------------------------------------------------------------ */
+/* Segments                                                            */
+/* ------------------------------------------------------------------ */
+
+/* The FPDU being read touches segment pkt (start: its first octet). */
+static void seg_note(dw_mpa_check *c, uint64_t pkt, int start)
+{
+    if (!c->seg_valid || c->seg_pkt != pkt) {
+        c->seg_valid = 1;
+        c->seg_pkt = pkt;
+        c->seg_nfpdu = 0;
+        c->seg_last_fpdu = UINT64_MAX;
+        c->seg_has_start = c->seg_counted = 0;
+    }
+    if (c->seg_last_fpdu != c->rec.index) {
+        c->seg_last_fpdu = c->rec.index;
+        c->seg_nfpdu++;
+    }
+    if (start && !c->seg_has_start) {
+        c->seg_has_start = 1;
+        c->st.seg_with_start++;
+    }
+    if (c->seg_has_start && c->seg_nfpdu > 1 && !c->seg_counted) {
+        c->seg_counted = 1;
+        c->st.seg_packed++;
+    }
+}
+
+/* An FPDU begins at off (pkt 0 when its first octet is missing). */
+static void rec_begin(dw_mpa_check *c, uint64_t off, uint32_t seq,
+                      uint64_t pkt, int have_pkt, int aligned)
+{
+    dw_mpa_check_fpdu *r = &c->rec;
+    memset(r, 0, sizeof *r);
+    r->index = c->next_index;
+    r->pos = off - c->start_off;
+    r->offset = off;
+    r->seq = seq;
+    r->crc = DW_MPA_CHECK_CRC_MISSING;
+    r->resync = c->resync_next;
+    c->resync_next = 0;
+    if (!have_pkt)
+        return;
+    r->first_pkt = r->last_pkt = pkt;
+    r->segments = 1;
+    r->aligned = aligned; /* MPA 7.3: the FPDU begins the segment */
+    r->packed = c->have_prev && c->prev_last_pkt == pkt;
+    seg_note(c, pkt, 1);
+}
+
+static void rec_touch(dw_mpa_check *c, uint64_t pkt)
+{
+    dw_mpa_check_fpdu *r = &c->rec;
+    if (r->segments && r->last_pkt == pkt)
+        return;
+    if (!r->segments)
+        r->first_pkt = pkt;
+    r->last_pkt = pkt;
+    r->segments++;
+    seg_note(c, pkt, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Markers                                                             */
+/* ------------------------------------------------------------------ */
+
+/* After a bad CRC (or a resync) a marker that disagrees means the
+ * boundaries are wrong: resume at the FPDU it names (MPA 7.1). Returns
+ * non-zero when that FPDU begins with this very marker. */
+static int lose_at_marker(dw_mpa_check *c, const dw_mpa_check_marker *m)
+{
+    snprintf(c->detail, sizeof c->detail,
+             "FPDUPTR %u of the marker at offset %llu disagrees after a bad CRC",
+             m->fpduptr, (unsigned long long)m->offset);
+    dw_ck_emit(c, DW_MPA_CHECK_EV_SYNC_LOST, DW_MPA_ERR_NONE, m->offset,
+               m->seq, m->pkt, 0, NULL);
+    if (m->fpduptr & 0xfffcu) { /* it began before: wait for the next */
+        dw_ck_lose(c, m->offset + DW_MPA_MARKER_LEN);
+        return 0;
+    }
+    snprintf(c->detail, sizeof c->detail, "at the zero marker at offset %llu",
+             (unsigned long long)m->offset);
+    dw_ck_emit(c, DW_MPA_CHECK_EV_RESYNC, DW_MPA_ERR_NONE, m->offset, m->seq,
+               m->pkt, 0, NULL);
+    c->st.resyncs++;
+    c->resync_next = 1;
+    c->have_prev = 0;
+    dw_ck_fsm_lead(&c->f);
+    rec_begin(c, m->offset, m->seq, m->pkt, c->mk_has_pkt, c->mk_aligned);
+    return 1;
+}
+
+static void on_marker(dw_mpa_check *c)
+{
+    const dw_ck_fsm *f = &c->f;
+    if (f->mark_missing)
+        return; /* partly in a gap: not judged */
+    dw_mpa_check_marker m;
+    m.pos = f->mark_pos;
+    m.offset = c->start_off + f->mark_pos;
+    m.seq = c->mk_from.seq;
+    m.pkt = c->mk_from.pkt;
+    m.reserved = dw_get_be16(f->mark);
+    m.fpduptr = dw_get_be16(f->mark + 2);
+    m.ok = dw_ck_marker_ok(f, m.pos, m.fpduptr, &m.expected);
+    if (!m.ok && c->suspect) {
+        if (!lose_at_marker(c, &m))
+            return;
+        m.ok = dw_ck_marker_ok(f, m.pos, m.fpduptr, &m.expected);
+    }
+    c->st.markers_seen++;
+    c->rec.markers++;
+    if (c->cb.on_marker) {
+        c->in_cb++;
+        c->cb.on_marker(c, &m, c->user);
+        c->in_cb--;
+    }
+    if (m.reserved) { /* MPA 6.1: reserved, zero on transmit */
+        snprintf(c->detail, sizeof c->detail, "marker reserved field 0x%04x",
+                 m.reserved);
+        dw_ck_emit(c, DW_MPA_CHECK_EV_MARKER_RESERVED, DW_MPA_ERR_NONE,
+                   m.offset, m.seq, m.pkt, 4, NULL);
+    }
+    if (!m.ok) { /* MPA 9 code 3 */
+        c->rec.bad_markers++;
+        c->st.marker_errors++;
+        snprintf(c->detail, sizeof c->detail, "FPDUPTR %u, expected %u",
+                 m.fpduptr, m.expected);
+        dw_ck_emit(c, DW_MPA_CHECK_EV_MARKER, DW_MPA_ERR_MARKER, m.offset,
+                   m.seq, m.pkt, 4, NULL);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Header and end                                                      */
+/* ------------------------------------------------------------------ */
+
+static void on_hdr(dw_mpa_check *c, uint64_t off, uint32_t seq, uint64_t pkt)
+{
+    const dw_ck_fsm *f = &c->f;
+    if (f->hold_missing) {
+        snprintf(c->detail, sizeof c->detail, "ULPDU_Length missing from the capture");
+        sync_lost(c, c->start_off + f->pos, seq, pkt);
+        return;
+    }
+    if (f->ulen == 0 || f->ulen > DW_MPA_ULPDU_MAX) { /* MPA 5.2 */
+        c->st.length_errors++;
+        snprintf(c->detail, sizeof c->detail, "ULPDU_Length %u (1..%u)",
+                 f->ulen, DW_MPA_ULPDU_MAX);
+        dw_ck_emit(c, DW_MPA_CHECK_EV_LENGTH, DW_MPA_ERR_NONE, off, seq, pkt,
+                   f->ulen, NULL);
+        sync_lost(c, off, seq, pkt);
+        return;
+    }
+    c->rec.ulpdu_len = f->ulen;
+    c->rec.pad = (uint32_t)dw_mpa_pad_len(f->ulen);
+}
+
+/* MPA 7.2: the verdict; learns the CRC mode from the first FPDU. */
+static dw_mpa_check_crc crc_verdict(dw_mpa_check *c)
+{
+    const dw_ck_fsm *f = &c->f;
+    if (f->missing)
+        return DW_MPA_CHECK_CRC_MISSING;
+    int match = f->crc == f->crc_wire;
+    if (c->crc < 0) /* matching: on; a zero field: off; else on and bad */
+        c->crc = match || f->crc_wire ? 1 : 0;
+    if (!c->crc)
+        return DW_MPA_CHECK_CRC_OFF;
+    return match ? DW_MPA_CHECK_CRC_GOOD : DW_MPA_CHECK_CRC_BAD;
+}
+
+static void count(dw_mpa_check *c)
+{
+    const dw_mpa_check_fpdu *r = &c->rec;
+    dw_mpa_check_stats *st = &c->st;
+    st->fpdus++;
+    st->ulpdu_octets += r->ulpdu_len;
+    st->fpdu_octets += r->fpdu_len;
+    st->crc_good += r->crc == DW_MPA_CHECK_CRC_GOOD;
+    st->crc_bad += r->crc == DW_MPA_CHECK_CRC_BAD;
+    st->crc_unchecked += r->crc >= DW_MPA_CHECK_CRC_OFF;
+    st->pad_errors += r->pad_nonzero != 0;
+    st->aligned += r->aligned != 0;
+    st->packed += r->packed != 0;
+}
+
+static void deliver(dw_mpa_check *c)
+{
+    c->rec.head = c->head;
+    c->rec.head_len = c->f.head_len;
+    count(c);
+    c->next_index++;
+    c->have_prev = c->rec.segments != 0;
+    c->prev_last_pkt = c->rec.last_pkt;
+    if (c->cb.on_fpdu) {
+        c->in_cb++;
+        c->cb.on_fpdu(c, &c->rec, c->user);
+        c->in_cb--;
+    }
+}
+
+static void on_end(dw_mpa_check *c, int more_in_seg)
+{
+    const dw_ck_fsm *f = &c->f;
+    dw_mpa_check_fpdu *r = &c->rec;
+    r->fpdu_len = (uint32_t)(f->pos - f->fpdu_pos);
+    r->pad_nonzero = f->pad_nonzero;
+    r->crc_wire = f->crc_wire;
+    r->crc_calc = f->crc;
+    r->crc = crc_verdict(c);
+    r->packed |= more_in_seg;
+    if (r->pad_nonzero) {
+        snprintf(c->detail, sizeof c->detail, "non-zero PAD octet");
+        dw_ck_emit(c, DW_MPA_CHECK_EV_PAD, DW_MPA_ERR_NONE, r->offset, r->seq,
+                   r->last_pkt, r->pad, NULL);
+    }
+    if (r->crc == DW_MPA_CHECK_CRC_BAD) { /* MPA 9 code 2 */
+        snprintf(c->detail, sizeof c->detail, "CRC 0x%08x, computed 0x%08x",
+                 r->crc_wire, r->crc_calc);
+        dw_ck_emit(c, DW_MPA_CHECK_EV_CRC, DW_MPA_ERR_CRC, r->offset, r->seq,
+                   r->first_pkt, r->fpdu_len, NULL);
+    }
+    if (r->crc == DW_MPA_CHECK_CRC_BAD)
+        c->suspect = 1;
+    else if (!r->bad_markers && r->crc != DW_MPA_CHECK_CRC_MISSING)
+        c->suspect = 0;
+    deliver(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Streaming                                                           */
+/* ------------------------------------------------------------------ */
+
+/* Before a step at in[i]: a new FPDU, a new segment, a marker's origin. */
+static void before_step(dw_mpa_check *c, const dw_ck_slice *s, size_t i)
+{
+    uint64_t off = c->start_off + c->f.pos;
+    uint32_t seq = s ? s->seq + (uint32_t)i : 0;
+    int first = s && i == 0 && s->seg_start;
+    if (c->f.markers && c->f.pos % DW_MPA_MARKER_INTERVAL == 0) {
+        c->mk_from.off = off;
+        c->mk_from.seq = seq;
+        c->mk_from.pkt = s ? s->pkt : 0;
+        c->mk_has_pkt = s != NULL;
+        c->mk_aligned = first;
+    }
+    if (!c->f.in_fpdu)
+        rec_begin(c, off, seq, s ? s->pkt : 0, s != NULL, first);
+    else if (s && i == 0)
+        rec_touch(c, s->pkt);
+}
+
+static void after_step(dw_mpa_check *c, int what, const dw_ck_slice *s,
+                       size_t i, size_t n)
+{
+    uint64_t pkt = s ? s->pkt : 0;
+    uint32_t seq = s ? s->seq + (uint32_t)i : 0;
+    if (what == DW_CK_W_MARKER)
+        on_marker(c);
+    else if (what == DW_CK_W_HDR)
+        on_hdr(c, c->start_off + c->f.pos - 2, seq - 2, pkt);
+    else if (what == DW_CK_W_END)
+        on_end(c, s && (i < n || !s->seg_end));
+}
+
+size_t dw_ck_sync_feed(dw_mpa_check *c, const uint8_t *in, size_t n,
+                       const dw_ck_slice *s)
+{
+    size_t i = 0;
+    while (i < n && c->state == DW_CK_SYNC) {
+        int w;
+        before_step(c, s, i);
+        i += dw_ck_fsm_step(&c->f, in + i, n - i, &w);
+        after_step(c, w, s, i, n);
+    }
+    return i;
+}
+
+/* Octets missing in sync: FPDUs they touch lose their CRC verdict; a
+ * length field among them loses the boundaries. */
+static void sync_gap(dw_mpa_check *c, uint64_t len)
+{
+    while (len && c->state == DW_CK_SYNC) {
+        int w;
+        size_t n = len < SIZE_MAX ? (size_t)len : SIZE_MAX;
+        before_step(c, NULL, 0);
+        size_t k = dw_ck_fsm_step(&c->f, NULL, n, &w);
+        len -= k;
+        after_step(c, w, NULL, 0, 0);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* API                                                                 */
+/* ------------------------------------------------------------------ */
+
+static size_t before_start(dw_mpa_check *c, size_t len)
+{
+    uint64_t left = c->set.start_offset - c->in_off;
+    if (c->in_off >= c->set.start_offset) {
+        snprintf(c->detail, sizeof c->detail, "at the given start offset %llu",
+                 (unsigned long long)c->set.start_offset);
+        dw_ck_go_start(c, c->in_off, c->detail);
+        return 0;
+    }
+    size_t k = left < len ? (size_t)left : len;
+    c->st.skipped_octets += k;
+    return k;
+}
+
+static void feed(dw_mpa_check *c, const uint8_t *p, size_t len, dw_ck_slice s)
+{
+    while (len) {
+        size_t k;
+        if (c->state == DW_CK_BEFORE) {
+            k = before_start(c, len);
+            c->in_off += k;
+        } else if (c->state == DW_CK_SYNC) {
+            k = dw_ck_sync_feed(c, p, len, &s);
+            c->in_off += k;
+        } else if (c->state == DW_CK_DEAD) {
+            k = len;
+            c->st.skipped_octets += k;
+            c->in_off += k;
+        } else {
+            k = dw_ck_buf_put(c, p, len, &s);
+            c->in_off += k;
+            dw_ck_scan(c, 0);
+        }
+        p += k;
+        len -= k;
+        s.off += k;
+        s.seq += (uint32_t)k;
+        s.len -= (uint32_t)k;
+        s.seg_start = s.seg_start && !k;
+    }
+}
+
+static void gap_in(dw_mpa_check *c, uint64_t len)
+{
+    switch (c->state) {
+    case DW_CK_FRAME:
+        if (c->set.start == DW_MPA_CHECK_START_FRAMES || c->blen > c->bstart) {
+            snprintf(c->detail, sizeof c->detail, "start-up frame cut by a gap");
+            dw_ck_emit(c, DW_MPA_CHECK_EV_STARTUP_BAD, DW_MPA_ERR_NONE,
+                       c->buf_base + c->bstart, 0, 0, c->blen - c->bstart, NULL);
+        }
+        c->state = DW_CK_SEARCH;
+        c->pos_known = 0;
+        break;
+    case DW_CK_PEND:
+        if (c->markers < 0)
+            c->state = DW_CK_SEARCH, c->pos_known = 0;
+        else
+            dw_ck_lose(c, c->in_off);
+        break;
+    case DW_CK_SYNC:
+        sync_gap(c, len);
+        break;
+    default:
+        break;
+    }
+    if (c->state != DW_CK_SYNC)
+        dw_ck_buf_drop_all(c);
+}
+
+static void gap(dw_mpa_check *c, uint64_t len)
+{
+    while (len) {
+        if (c->state == DW_CK_BEFORE && c->in_off < c->set.start_offset) {
+            uint64_t k = c->set.start_offset - c->in_off;
+            k = k < len ? k : len;
+            c->in_off += k;
+            len -= k;
+            continue;
+        }
+        if (c->state == DW_CK_BEFORE) {
+            before_start(c, 1);
+            continue;
+        }
+        gap_in(c, len);
+        c->in_off += len;
+        if (c->state != DW_CK_SYNC)
+            dw_ck_buf_reset(c, c->in_off);
+        len = 0;
+    }
+}
+
+int dw_mpa_check_data(dw_mpa_check *c, const uint8_t *data, size_t len,
+                      const dw_reasm_chunk *chunk)
+{
+    if (!c || (!data && len) || len > UINT32_MAX)
+        return DW_ERR_INVAL;
+    if (c->in_cb || c->ended)
+        return DW_ERR_STATE;
+    dw_ck_slice s = {c->in_off, 0, 0, (uint32_t)len, 0, 0};
+    if (chunk) {
+        if (chunk->offset < c->in_off)
+            return DW_ERR_INVAL;
+        s = (dw_ck_slice){chunk->offset, chunk->pkt, chunk->seq, (uint32_t)len,
+                          chunk->seg_start != 0, chunk->seg_end != 0};
+        if (chunk->offset > c->in_off) { /* an unreported hole */
+            dw_reasm_gap g = {c->in_off, chunk->seq - (uint32_t)(chunk->offset - c->in_off),
+                              chunk->offset - c->in_off, DW_REASM_GAP_LOST, chunk->pkt};
+            dw_mpa_check_gap(c, &g);
+        }
+    }
+    if (len)
+        feed(c, data, len, s);
+    return 0;
+}
+
+int dw_mpa_check_gap(dw_mpa_check *c, const dw_reasm_gap *g)
+{
+    if (!c || !g || g->offset + g->len < c->in_off)
+        return DW_ERR_INVAL;
+    if (c->in_cb || c->ended)
+        return DW_ERR_STATE;
+    uint64_t len = g->offset + g->len - c->in_off;
+    if (!len)
+        return 0;
+    c->st.gaps++;
+    c->st.gap_octets += len;
+    snprintf(c->detail, sizeof c->detail, "%llu octets %s",
+             (unsigned long long)len,
+             g->kind == DW_REASM_GAP_SNAPLEN ? "cut by the snap length"
+                                             : "missing from the capture");
+    dw_ck_emit(c, DW_MPA_CHECK_EV_GAP, DW_MPA_ERR_NONE, c->in_off, g->seq,
+               g->pkt, len, NULL);
+    gap(c, len);
+    return 0;
+}
+
+static void truncated(dw_mpa_check *c)
+{
+    const dw_ck_fsm *f = &c->f;
+    dw_mpa_check_fpdu *r = &c->rec;
+    uint64_t seen = f->pos - f->fpdu_pos;
+    r->fpdu_len = f->part != DW_CK_P_HDR
+                      ? (uint32_t)dw_mpa_fpdu_len((uint32_t)f->fpdu_pos, f->ulen, f->markers)
+                      : (uint32_t)seen;
+    r->crc = DW_MPA_CHECK_CRC_MISSING;
+    snprintf(c->detail, sizeof c->detail,
+             "the stream ended %llu octets into an FPDU of %u",
+             (unsigned long long)seen, r->fpdu_len);
+    dw_ck_emit(c, DW_MPA_CHECK_EV_TRUNCATED, DW_MPA_ERR_CLOSED, r->offset,
+               r->seq, r->last_pkt, seen, NULL);
+    deliver(c);
+}
+
+int dw_mpa_check_end(dw_mpa_check *c)
+{
+    if (!c)
+        return DW_ERR_INVAL;
+    if (c->in_cb)
+        return DW_ERR_STATE;
+    if (c->ended)
+        return 0;
+    if (c->state != DW_CK_BEFORE && c->state != DW_CK_SYNC &&
+        c->state != DW_CK_DEAD)
+        dw_ck_scan(c, 1);
+    if (c->state == DW_CK_SYNC && c->f.in_fpdu)
+        truncated(c); /* MPA 9 code 1, not between FPDUs */
+    if (!c->started && c->state != DW_CK_DEAD && c->in_off) {
+        snprintf(c->detail, sizeof c->detail, "no MPA start found in %llu octets",
+                 (unsigned long long)c->in_off);
+        dw_ck_emit(c, DW_MPA_CHECK_EV_NO_START, DW_MPA_ERR_NONE, c->in_off, 0,
+                   0, c->in_off, NULL);
+    }
+    if (c->state != DW_CK_SYNC && c->state != DW_CK_BEFORE)
+        dw_ck_buf_drop_all(c);
+    c->state = DW_CK_DEAD;
+    c->ended = 1;
+    return 0;
+}
+
+static void mode_differs(dw_mpa_check *c, const char *what, int given, int seen)
+{
+    snprintf(c->detail, sizeof c->detail, "%s %s negotiated, the stream shows %s",
+             what, given ? "on" : "off", seen ? "on" : "off");
+    dw_ck_emit(c, DW_MPA_CHECK_EV_MODE, DW_MPA_ERR_NONE, c->in_off, 0, 0, 0,
+               NULL);
+}
+
+int dw_mpa_check_set_mode(dw_mpa_check *c, int markers, int crc)
+{
+    if (!c || markers < -1 || markers > 1 || crc < -1 || crc > 1)
+        return DW_ERR_INVAL;
+    if (markers >= 0 && c->markers < 0) {
+        c->markers = markers;
+        c->markers_given = 1;
+    } else if (markers >= 0 && c->markers != markers && c->state != DW_CK_PEND) {
+        mode_differs(c, "markers", markers, c->markers);
+    }
+    if (crc >= 0 && c->crc < 0)
+        c->crc = crc;
+    else if (crc >= 0 && c->crc != crc)
+        mode_differs(c, "CRC", crc, c->crc);
+    return 0;
+}
+
+void dw_mpa_check_stats_get(const dw_mpa_check *c, dw_mpa_check_stats *stats)
+{
+    *stats = c->st;
+    stats->started = c->started;
+    stats->markers = c->markers;
+    stats->crc = c->crc;
+}
+
+const char *dw_mpa_check_event_name(dw_mpa_check_event_kind kind)
+{
+    static const char *const names[] = {
+        "startup", "start", "startup-bad", "no-start", "crc",
+        "marker", "marker-reserved", "pad", "length", "gap",
+        "sync-lost", "resync", "truncated", "mode"};
+    if ((unsigned)kind >= sizeof names / sizeof names[0])
+        return "unknown";
+    return names[kind];
+}

@@ -1,0 +1,267 @@
+/* MPA checker: FPDU framing octet by octet, and trying a candidate start. */
+#include <ddpwire/crc32c.h>
+
+#include <string.h>
+
+#include "bytes.h"
+#include "mpa_check_int.h"
+#include "mpa_internal.h"
+
+void dw_ck_fsm_init(dw_ck_fsm *f, uint64_t pos, int markers, uint8_t *head,
+                    size_t head_cap)
+{
+    memset(f, 0, sizeof *f);
+    f->pos = pos;
+    f->markers = markers;
+    f->head = head;
+    f->head_cap = head_cap;
+}
+
+static void begin(dw_ck_fsm *f)
+{
+    f->in_fpdu = 1;
+    f->part = DW_CK_P_HDR;
+    f->fpdu_pos = f->pos;
+    f->lead = 0;
+    f->crc = 0;
+    f->missing = 0;
+    f->held = 0;
+    f->hold_missing = 0;
+    f->ulen = f->body_left = f->got = 0;
+    f->pad_nonzero = 0;
+    f->crc_wire = 0;
+    f->head_len = 0;
+    f->head_hole = 0;
+}
+
+static size_t min3(size_t a, size_t b, size_t c)
+{
+    size_t m = a < b ? a : b;
+    return m < c ? m : c;
+}
+
+static void crc_add(dw_ck_fsm *f, const uint8_t *in, size_t k)
+{
+    if (in)
+        f->crc = dw_crc32c(f->crc, in, k);
+    else
+        f->missing += k;
+}
+
+/* MPA 6.1: a marker at every position that is a multiple of 512. */
+static size_t marker_step(dw_ck_fsm *f, const uint8_t *in, size_t n, int *what)
+{
+    unsigned r = (unsigned)(f->pos % DW_MPA_MARKER_INTERVAL);
+    size_t k = min3(DW_MPA_MARKER_LEN - r, n, SIZE_MAX);
+    if (r == 0) {
+        f->mark_missing = 0;
+        if (f->pos == f->fpdu_pos) /* MPA 7.1: between FPDUs, leads the next */
+            f->lead = 1;
+    }
+    if (in)
+        memcpy(f->mark + r, in, k);
+    else
+        f->mark_missing = 1;
+    crc_add(f, in, k); /* MPA 7.2: markers are covered */
+    f->pos += k;
+    if (r + k == DW_MPA_MARKER_LEN) {
+        f->mark_pos = f->pos - DW_MPA_MARKER_LEN;
+        *what = DW_CK_W_MARKER;
+    }
+    return k;
+}
+
+static void field_done(dw_ck_fsm *f, int *what)
+{
+    f->held = 0;
+    if (f->part == DW_CK_P_HDR) {
+        f->ulen = f->hold_missing ? 0 : dw_get_be16(f->hold);
+        f->body_left = (uint32_t)(f->ulen + dw_mpa_pad_len(f->ulen));
+        f->part = f->body_left ? DW_CK_P_BODY : DW_CK_P_CRC;
+        *what = DW_CK_W_HDR;
+        return;
+    }
+    f->crc_wire = f->hold_missing ? 0 : dw_crc32c_load(f->hold);
+    f->in_fpdu = 0;
+    *what = DW_CK_W_END;
+}
+
+/* The 2-octet ULPDU_Length or the 4-octet CRC field. */
+static size_t field_step(dw_ck_fsm *f, const uint8_t *in, size_t n,
+                         size_t room, int *what)
+{
+    size_t want = f->part == DW_CK_P_HDR ? 2 : 4;
+    size_t k = min3(want - f->held, n, room);
+    if (f->held == 0)
+        f->hold_missing = 0;
+    if (in)
+        memcpy(f->hold + f->held, in, k);
+    else
+        f->hold_missing = 1;
+    if (f->part == DW_CK_P_HDR)
+        crc_add(f, in, k);
+    else if (!in)
+        f->missing += k;
+    f->held += (unsigned)k;
+    f->pos += k;
+    if (f->held == want)
+        field_done(f, what);
+    return k;
+}
+
+static void keep_head(dw_ck_fsm *f, const uint8_t *in, size_t u)
+{
+    if (!f->head || f->head_hole || f->got >= f->head_cap)
+        return;
+    if (!in) {
+        f->head_hole = 1;
+        return;
+    }
+    size_t c = f->head_cap - f->got < u ? f->head_cap - f->got : u;
+    memcpy(f->head + f->got, in, c);
+    f->head_len = f->got + c;
+}
+
+/* ULPDU and PAD octets (MPA 6: PAD is zero). */
+static size_t body_step(dw_ck_fsm *f, const uint8_t *in, size_t n, size_t room)
+{
+    size_t k = min3(f->body_left, n, room);
+    size_t u = f->ulen - f->got < k ? f->ulen - f->got : k;
+    keep_head(f, in, u);
+    for (size_t i = u; in && i < k; i++)
+        f->pad_nonzero |= in[i] != 0;
+    crc_add(f, in, k);
+    f->got += (uint32_t)u;
+    f->body_left -= (uint32_t)k;
+    f->pos += k;
+    if (!f->body_left)
+        f->part = DW_CK_P_CRC;
+    return k;
+}
+
+size_t dw_ck_fsm_step(dw_ck_fsm *f, const uint8_t *in, size_t n, int *what)
+{
+    *what = DW_CK_W_NONE;
+    if (!f->in_fpdu)
+        begin(f);
+    unsigned r = (unsigned)(f->pos % DW_MPA_MARKER_INTERVAL);
+    if (f->markers && r < DW_MPA_MARKER_LEN)
+        return marker_step(f, in, n, what);
+    size_t room = f->markers ? DW_MPA_MARKER_INTERVAL - r : SIZE_MAX;
+    if (f->part == DW_CK_P_BODY)
+        return body_step(f, in, n, room);
+    return field_step(f, in, n, room, what);
+}
+
+int dw_ck_marker_ok(const dw_ck_fsm *f, uint64_t mpos, uint16_t ptr,
+                    uint16_t *expected)
+{
+    uint16_t e = (uint16_t)(mpos - f->fpdu_pos);
+    *expected = e;
+    ptr &= 0xfffcu; /* MPA 6.1: low two bits reserved, zero on receive */
+    if (ptr == e)
+        return 1;
+    /* RFC 5044 reading: back to the ULPDU_Length after a leading marker */
+    return f->lead && mpos != f->fpdu_pos && ptr == (uint16_t)(e - 4u);
+}
+
+/* ------------------------------------------------------------------ */
+/* Trying a candidate start in the search buffer                       */
+/* ------------------------------------------------------------------ */
+
+typedef struct chain {
+    unsigned count;  /* valid FPDUs so far */
+    int matched;     /* one of them had a matching CRC */
+    size_t fend;     /* buffer index where the current FPDU ends */
+} chain;
+
+/* A completed FPDU in a trial: valid pad, CRC matching or (CRC not known
+ * to be on) a zero CRC field. */
+static int end_ok(const dw_mpa_check *c, const dw_ck_fsm *f, chain *ch)
+{
+    int match = f->crc == f->crc_wire;
+    if (f->pad_nonzero || (!match && (f->crc_wire || c->crc == 1)))
+        return 0;
+    ch->count++;
+    ch->matched |= match;
+    return 1;
+}
+
+/*
+ * Accepting a chain: one FPDU with a matching CRC, or two valid ones in a
+ * row (zero CRC fields); when markers are not known and this reading has
+ * none, the chain must also cover 516 octets, where a marker would show.
+ * With final, a chain that ends exactly where the data ends is enough.
+ */
+static int chain_done(const dw_mpa_check *c, const chain *ch, size_t octets,
+                      int markers, int at_end)
+{
+    if (!ch->count)
+        return 0;
+    if (at_end)
+        return 1;
+    if (!ch->matched && ch->count < 2)
+        return 0;
+    return markers || c->markers >= 0 || octets >= DW_MPA_MARKER_INTERVAL + 4u;
+}
+
+static int trial_event(const dw_mpa_check *c, const dw_ck_fsm *f, int what,
+                       size_t at, chain *ch)
+{
+    if (what == DW_CK_W_MARKER) {
+        uint16_t e;
+        return dw_get_be16(f->mark) == 0 &&
+               dw_ck_marker_ok(f, f->mark_pos, dw_get_be16(f->mark + 2), &e);
+    }
+    if (what == DW_CK_W_HDR) {
+        if (f->ulen == 0 || f->ulen > DW_MPA_ULPDU_MAX)
+            return 0;
+        ch->fend = at - (size_t)(f->pos - f->fpdu_pos) +
+                   dw_mpa_fpdu_len((uint32_t)f->fpdu_pos, f->ulen, f->markers);
+        return 1;
+    }
+    if (what == DW_CK_W_END)
+        return end_ok(c, f, ch);
+    return 1;
+}
+
+int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
+                int final, size_t *need, int *crc_out)
+{
+    dw_ck_fsm f;
+    chain ch = {0, 0, 0};
+    dw_ck_fsm_init(&f, pos, markers, NULL, 0);
+    size_t at = i, end = c->blen;
+    while (at < end) {
+        int w;
+        at += dw_ck_fsm_step(&f, c->buf + at, end - at, &w);
+        if (!trial_event(c, &f, w, at, &ch))
+            return DW_CK_T_REJECT;
+        if (w == DW_CK_W_HDR && ch.fend > end) { /* not all here yet */
+            if (final)
+                return DW_CK_T_REJECT;
+            *need = ch.fend;
+            return DW_CK_T_MORE;
+        }
+        if (w == DW_CK_W_END && chain_done(c, &ch, at - i, markers, 0)) {
+            *crc_out = ch.matched ? 1 : 0;
+            return DW_CK_T_ACCEPT;
+        }
+    }
+    if (final && !f.in_fpdu && chain_done(c, &ch, at - i, markers, 1)) {
+        *crc_out = ch.matched ? 1 : 0;
+        return DW_CK_T_ACCEPT;
+    }
+    if (final)
+        return DW_CK_T_REJECT;
+    *need = end + 1;
+    return DW_CK_T_MORE;
+}
+
+void dw_ck_fsm_lead(dw_ck_fsm *f)
+{
+    begin(f);
+    f->fpdu_pos = f->mark_pos;
+    f->lead = 1;
+    f->crc = dw_crc32c(0, f->mark, DW_MPA_MARKER_LEN);
+}

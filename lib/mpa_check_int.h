@@ -1,0 +1,140 @@
+/* Internal: the MPA stream checker's state, shared by lib/mpa_check*.c. */
+#ifndef DW_LIB_MPA_CHECK_INT_H
+#define DW_LIB_MPA_CHECK_INT_H
+
+#include <ddpwire/mpa_check.h>
+
+/* Most ULPDU octets an FPDU record hands out. */
+#define DW_CK_HEAD_MAX 256u
+/* Search buffer: two of the largest FPDUs (a chain of two) and some. */
+#define DW_CK_BUF_CAP (2u * DW_MPA_FPDU_MAX + 4096u)
+/* Pieces of chunks the search buffer remembers (segment tags). */
+#define DW_CK_DESC_CAP 4096u
+
+/* Where octets came from: a chunk, or a piece of one. */
+typedef struct dw_ck_slice {
+    uint64_t off;      /* stream offset of the first octet */
+    uint64_t pkt;
+    uint32_t seq;
+    uint32_t len;      /* in the search buffer: octets it covers */
+    uint8_t seg_start; /* first octet begins its segment */
+    uint8_t seg_end;   /* last octet ends its segment */
+} dw_ck_slice;
+
+/* What a framing step completed. */
+enum { DW_CK_W_NONE = 0, DW_CK_W_MARKER, DW_CK_W_HDR, DW_CK_W_END };
+
+/* FPDU parts after the leading marker. */
+enum { DW_CK_P_HDR = 0, DW_CK_P_BODY, DW_CK_P_CRC };
+
+/* One direction's FPDU framing, octet by octet, without any reporting:
+ * used in sync and, on a copy, to try a candidate start. */
+typedef struct dw_ck_fsm {
+    uint64_t pos;      /* MPA position of the next octet */
+    int markers;
+    int in_fpdu;
+    int part;
+    uint64_t fpdu_pos; /* its first octet */
+    int lead;          /* it began with a marker */
+    uint32_t crc;      /* CRC32c so far */
+    uint64_t missing;  /* its octets missing from the capture */
+    uint8_t hold[4];   /* length or CRC field */
+    unsigned held;
+    int hold_missing;
+    uint8_t mark[4];   /* a marker */
+    int mark_missing;
+    uint64_t mark_pos; /* of the last marker completed */
+    uint32_t ulen, body_left, got;
+    int pad_nonzero;
+    uint32_t crc_wire;
+    uint8_t *head;     /* NULL: keep no ULPDU octets */
+    size_t head_cap, head_len;
+    int head_hole;     /* a head octet was missing: stop keeping */
+} dw_ck_fsm;
+
+void dw_ck_fsm_init(dw_ck_fsm *f, uint64_t pos, int markers, uint8_t *head,
+                    size_t head_cap);
+/* Consumes 1..n octets (in NULL: missing octets), sets *what. */
+size_t dw_ck_fsm_step(dw_ck_fsm *f, const uint8_t *in, size_t n, int *what);
+/* Begins an FPDU with the marker just read as its leading marker. */
+void dw_ck_fsm_lead(dw_ck_fsm *f);
+/* MPA 7.1, 6.1: does FPDUPTR ptr fit the marker at mpos in f's FPDU? */
+int dw_ck_marker_ok(const dw_ck_fsm *f, uint64_t mpos, uint16_t ptr,
+                    uint16_t *expected);
+
+/* Top-level states. */
+enum dw_ck_state {
+    DW_CK_BEFORE = 0, /* START_AT: octets before start_offset */
+    DW_CK_FRAME,      /* reading an RFC 5044 frame */
+    DW_CK_PEND,       /* start known, markers to be seen at position 0 */
+    DW_CK_SEARCH,     /* looking for a valid FPDU chain */
+    DW_CK_LOST_MK,    /* boundaries lost, waiting for a marker */
+    DW_CK_SYNC,       /* in sync: streaming */
+    DW_CK_DEAD        /* gave up or ended */
+};
+
+/* Trial verdicts. */
+enum { DW_CK_T_REJECT = 0, DW_CK_T_ACCEPT, DW_CK_T_MORE };
+
+struct dw_mpa_check {
+    dw_mpa_check_settings set;
+    dw_mpa_check_callbacks cb;
+    void *user;
+    int in_cb;
+    int ended;
+    enum dw_ck_state state;
+    int markers, crc;   /* mode in use, -1 unknown */
+    int markers_given;  /* markers came from dw_mpa_check_set_mode() */
+    uint64_t in_off;    /* stream offset of the next octet fed */
+    uint64_t start_off; /* stream offset of MPA position 0 */
+    int started;
+    int pos_known;      /* SEARCH: MPA positions are known */
+    /* in sync */
+    dw_ck_fsm f;
+    dw_mpa_check_fpdu rec; /* the FPDU being read */
+    uint8_t head[DW_CK_HEAD_MAX];
+    uint64_t next_index;
+    int suspect;        /* a marker that disagrees now means lost sync */
+    int resync_next;    /* the next FPDU was found again */
+    int have_prev;
+    uint64_t prev_last_pkt, prev_end;
+    dw_ck_slice mk_from; /* where the marker being read began */
+    int mk_aligned, mk_has_pkt;
+    /* the segment being read, for seg_with_start / seg_packed */
+    int seg_valid, seg_has_start, seg_counted;
+    uint64_t seg_pkt, seg_last_fpdu;
+    unsigned seg_nfpdu;
+    /* search buffer: buf[bstart, blen) are stream offsets buf_base + i */
+    uint8_t *buf;
+    size_t bstart, blen;
+    uint64_t buf_base;
+    dw_ck_slice *desc;
+    size_t dstart, dcount;
+    size_t need;        /* SEARCH: wait until blen reaches it */
+    uint64_t searched;  /* octets rejected by this search */
+    uint64_t mk_next;   /* LOST_MK: stream offset of the next marker */
+    uint64_t lost_skipped;
+    dw_mpa_check_stats st;
+    char detail[192];
+};
+
+/* lib/mpa_check.c */
+size_t dw_ck_sync_feed(dw_mpa_check *c, const uint8_t *in, size_t n,
+                       const dw_ck_slice *s);
+void dw_ck_emit(dw_mpa_check *c, dw_mpa_check_event_kind kind,
+                dw_mpa_error code, uint64_t off, uint32_t seq, uint64_t pkt,
+                uint64_t len, const dw_mpa_startup *frame);
+void dw_ck_lose(dw_mpa_check *c, uint64_t off);
+void dw_ck_go_start(dw_mpa_check *c, uint64_t off, const char *how);
+void dw_ck_enter_sync(dw_mpa_check *c, uint64_t off);
+
+/* lib/mpa_check_search.c */
+void dw_ck_buf_reset(dw_mpa_check *c, uint64_t off);
+void dw_ck_buf_drop_all(dw_mpa_check *c);
+size_t dw_ck_buf_put(dw_mpa_check *c, const uint8_t *in, size_t n,
+                     const dw_ck_slice *s);
+void dw_ck_scan(dw_mpa_check *c, int final);
+int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
+                int final, size_t *need, int *crc_out);
+
+#endif
