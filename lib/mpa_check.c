@@ -98,6 +98,8 @@ void dw_ck_emit(dw_mpa_check *c, dw_mpa_check_event_kind kind,
     }
     if (!c->cb.on_event)
         return;
+    if (c->have_seq0) /* a stream offset has one sequence number */
+        seq = c->seq0 + (uint32_t)off;
     dw_mpa_check_event ev = {kind, code, off, seq, pkt, len, c->detail, frame};
     c->in_cb++;
     c->cb.on_event(c, &ev, c->user);
@@ -550,6 +552,8 @@ int dw_mpa_check_data(dw_mpa_check *c, const uint8_t *data, size_t len,
             return DW_ERR_INVAL;
         s = (dw_ck_slice){chunk->offset, chunk->pkt, chunk->seq, (uint32_t)len,
                           chunk->seg_start != 0, chunk->seg_end != 0};
+        c->seq0 = chunk->seq - (uint32_t)chunk->offset;
+        c->have_seq0 = 1;
         if (chunk->offset > c->in_off) { /* an unreported hole */
             dw_reasm_gap g = {c->in_off, chunk->seq - (uint32_t)(chunk->offset - c->in_off),
                               chunk->offset - c->in_off, DW_REASM_GAP_LOST, chunk->pkt};
@@ -568,6 +572,8 @@ int dw_mpa_check_gap(dw_mpa_check *c, const dw_reasm_gap *g)
     if (c->in_cb || c->ended)
         return DW_ERR_STATE;
     uint64_t len = g->offset + g->len - c->in_off;
+    c->seq0 = g->seq - (uint32_t)g->offset;
+    c->have_seq0 = 1;
     if (!len)
         return 0;
     c->st.gaps++;

@@ -86,6 +86,8 @@ struct dw_mpa_check {
     int markers, crc;   /* mode in use, -1 unknown */
     int markers_given;  /* markers came from dw_mpa_check_set_mode() */
     uint64_t in_off;    /* stream offset of the next octet fed */
+    uint32_t seq0;      /* sequence number of stream offset 0 */
+    int have_seq0;
     uint64_t start_off; /* stream offset of MPA position 0 */
     int started;
     int pos_known;      /* SEARCH: MPA positions are known */

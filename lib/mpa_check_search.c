@@ -194,6 +194,8 @@ static void pend_scan(dw_mpa_check *c, int final)
     size_t avail = c->blen - c->bstart;
     if (avail < 4 && !final)
         return;
+    if (!avail)
+        return; /* the stream ended at position 0: nothing to judge */
     const uint8_t *p = c->buf + c->bstart;
     int z = 1;
     for (size_t i = 0; i < 4 && i < avail; i++)

@@ -46,6 +46,7 @@ connection to that port in the capture):
                                   not begin with an FPDU, with the evidence
 """
 import struct
+import json
 import sys
 
 
@@ -388,8 +389,40 @@ def cmd_tshark(a):
     print('tail_lengths=%s' % hist(tail))
 
 
+def cmd_dumpsum(a):
+    """dumpsum DUMP.jsonl: what `ddpwire dump --json` said, as key=value."""
+    fp = {'c2s': [], 's2c': []}
+    kinds, flows, summ = {}, [], {}
+    for line in open(a[0]):
+        o = json.loads(line)
+        if o['type'] == 'fpdu':
+            fp[o['dir']].append(o)
+        elif o['type'] == 'event':
+            kinds[o['kind']] = kinds.get(o['kind'], 0) + 1
+        elif o['type'] == 'flow':
+            flows.append(o)
+        elif o['type'] == 'summary':
+            summ = o
+    allf = fp['c2s'] + fp['s2c']
+    bad = [o for o in allf if o['crc'] == 'bad']
+    mk = [m for o in allf for m in o['markers']]
+    print('flows=%d' % len(flows))
+    print('c2s_fpdus=%d' % len(fp['c2s']))
+    print('s2c_fpdus=%d' % len(fp['s2c']))
+    print('crc_good=%d' % sum(1 for o in allf if o['crc'] == 'good'))
+    print('crc_bad=%d' % len(bad))
+    print('bad_pos=%s' % ','.join(str(o['pos']) for o in bad))
+    print('bad_pkts=%s' % ','.join('%d-%d' % (o['first_pkt'], o['last_pkt']) for o in bad))
+    print('c2s_lengths=%s' % ','.join(str(o['ulpdu_len']) for o in fp['c2s']))
+    print('markers=%d' % len(mk))
+    print('marker_bad=%d' % sum(1 for m in mk if not m['ok']))
+    print('aligned=%d' % sum(1 for o in allf if o['aligned']))
+    print('events=%s' % ','.join('%s:%d' % kv for kv in sorted(kinds.items())))
+    print('exit=%s' % summ.get('exit'))
+
+
 def main():
-    cmds = {'tshark': cmd_tshark, 'records': cmd_records, 'followhex': cmd_followhex, 'startup': cmd_startup,
+    cmds = {'dumpsum': cmd_dumpsum, 'tshark': cmd_tshark, 'records': cmd_records, 'followhex': cmd_followhex, 'startup': cmd_startup,
             'walk': cmd_walk, 'flip': cmd_flip, 'align': cmd_align}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         sys.exit(__doc__)

@@ -16,9 +16,12 @@
 #     less the 20-octet request frame, go through `ddpwire deframe`, which
 #     must accept them and give back exactly the records sent, as the
 #     listener did (--records).
+# `ddpwire dump` reads the same capture: it must find every FPDU with the
+# lengths sent, every CRC good and every FPDUPTR right.
 # Then one octet is flipped in a captured segment: tshark must call exactly
-# that FPDU's CRC bad and `ddpwire deframe` must stop with MPA error 2 at the
-# same FPDU, after writing every record before it.
+# that FPDU's CRC bad, `ddpwire deframe` must stop with MPA error 2 at the
+# same FPDU, after writing every record before it, and `ddpwire dump` must
+# call the same FPDU bad, in the same frame, and exit 1.
 #
 # tshark 4.0 limitations met here (assert what is true, see also
 # ../../shared/specs/README.md):
@@ -148,6 +151,18 @@ run() {
   # order, with the ULPDU length sent (and FPDUPTRs) and a good CRC
   check "[ '$match' -ge '$k' ] && [ '$hgood' = '$k' ] && [ '$hbad' = 0 ]" \
     "$name: of the first $k FPDUs tshark decoded $match in order with the right lengths/FPDUPTRs, $hgood with a good CRC, $hbad with a bad one (frames $(kv head_bad_frames "$f"))"
+  # our own dissector on the same capture: every FPDU of the connection,
+  # lengths as sent, every CRC good, every FPDUPTR right
+  "$D" dump --json --no-progress "$T/$name.pcap" > "$T/$name.dump" 2> "$T/$name.dumperr"
+  local drc=$? ds=$T/$name.ds
+  $PY dumpsum "$T/$name.dump" > "$ds"
+  local wl
+  wl=$(python3 -c "print(','.join(['$rs'] * ($n - 1) + ['$last']))")
+  check "[ $drc = 0 ] && [ '$(kv c2s_lengths "$ds")' = '$wl' ] && [ '$(kv crc_bad "$ds")' = 0 ] && [ '$(kv marker_bad "$ds")' = 0 ]" \
+    "$name: ddpwire dump exit $drc, $(kv c2s_fpdus "$ds") client FPDUs (want $n), $(kv crc_bad "$ds") bad CRCs, $(kv marker_bad "$ds") wrong FPDUPTRs, events $(kv events "$ds")"
+  [ "$markers" = 1 ] && check "[ '$(kv markers "$ds")' -gt 0 ]" "$name: ddpwire dump saw no markers"
+  echo "$name: ddpwire dump: $(kv c2s_fpdus "$ds") + $(kv s2c_fpdus "$ds") FPDUs, $(kv crc_good "$ds") good CRC," \
+    "$(kv markers "$ds") markers all right, $(kv aligned "$ds") header-aligned; events: $(kv events "$ds" | grep . || echo none)"
   if [ "$k" = "$n" ]; then
     check "[ '$dec' = '$n' ] && [ '$hl' = '$last:1,$rs:$((n - 1))' ]" \
       "$name: tshark decoded $dec of $n FPDUs, ULPDU lengths $hl"
@@ -195,6 +210,13 @@ corrupt() {
   local tb=$(kv head_bad "$f") tf=$(kv head_bad_frames "$f") tp=$(kv head_bad_fpdus "$f")
   check "[ '$(kv match "$f")' -ge '$(kv break "$f")' ] && [ '$tb' = 1 ] && [ '$tf' = '$frame' ] && [ '$tp' = '$fpdu' ]" \
     "$name-bad: tshark bad CRCs before its break: $tb in frames '$tf' (FPDUs at '$tp'); flipped frame $frame, FPDU at $fpdu"
+  # ddpwire dump agrees with tshark: exactly that FPDU, in that frame
+  "$D" dump --json --no-progress "$T/$name-bad.pcap" > "$T/$name-bad.dump" 2> /dev/null
+  local drc=$?
+  $PY dumpsum "$T/$name-bad.dump" > "$T/$name-bad.ds"
+  local dbp=$(kv bad_pos "$T/$name-bad.ds") dbk=$(kv bad_pkts "$T/$name-bad.ds")
+  check "[ $drc = 1 ] && [ '$dbp' = '$fpdu' ] && [ '${dbk%%-*}' = '$frame' ]" \
+    "$name-bad: ddpwire dump exit $drc, bad CRC in FPDUs at '$dbp' (packets '$dbk'); tshark: FPDU at $fpdu, frame $frame"
   echo "$name-bad: bit flipped in frame $frame (MPA position $((off - skip)), FPDU at $fpdu):" \
     "tshark: $tb bad CRC, in frame $tf; $(cat "$T/$name-bad.derr")"
 }

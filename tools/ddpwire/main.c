@@ -22,6 +22,7 @@ static const struct {
     {"rping", cmd_rping, "rdma-core rping's protocol over MPA/DDP/RDMAP (client or server)"},
     {"ipoib", cmd_ipoib, "IPoIB service IDs; simulated capability matrix and pcap"},
     {"tcprdma", cmd_tcprdma, "TCP RDMA option: synth a capture | place one into files"},
+    {"dump", cmd_dump, "check MPA, IFT, TCP RDMA options, IPoIB in a capture (pcap/pcapng/live)"},
     {"analyze", cmd_analyze, "the texts' claims measured: analyze buffers"},
     {"bench", cmd_bench, "benchmarks: bench crc | mpa | socket | framing | ooo [--json] [--quick]"},
 };

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# `ddpwire dump` against hand-built captures: tests/data/dump/*.pcap(ng),
+# written by tests/dump_caps.py, whose expected.json says what dump must
+# report for each (exit status; per flow and direction every FPDU with its
+# position, lengths, CRC verdict, markers and segments; rates, gaps,
+# events; IFT frames, TCP RDMA options, IPoIB ARP) -- computed by the
+# generator from what it built, never by running dump.
+#   - the generator reproduces the committed files byte for byte;
+#   - usage: --help exits 0, bad options exit 2, unreadable files exit 1;
+#   - every capture with every option set of expected.json, --json,
+#     compared by dump_check.py check; stdin ('-') reads the same;
+#   - the human output (-v and the default summary) a little.
+set -u
+D=$1
+HERE=$(cd "$(dirname "$0")" && pwd)
+DATA=$HERE/data/dump
+EXP=$DATA/expected.json
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+check() { if eval "$1"; then ok; else bad "${2:-$1}"; fi; }
+PY="python3 $HERE/dump_caps.py"
+CHK="python3 $HERE/dump_check.py"
+
+# the committed captures are exactly what the generator writes
+$PY "$T/gen" > "$T/gen.out" 2>&1
+check "[ $? = 0 ]" "dump_caps.py failed: $(cat "$T/gen.out")"
+check "[ \"\$(cd '$T/gen' && ls)\" = \"\$(cd '$DATA' && ls)\" ]" \
+  "the generator writes other files than tests/data/dump holds"
+for f in "$T"/gen/*; do
+  check "cmp -s '$f' '$DATA/$(basename "$f")'" "$(basename "$f"): the generator no longer reproduces it"
+done
+
+# usage
+"$D" dump --help > "$T/help" 2> "$T/help.err"
+check "[ $? = 0 ] && grep -q -- --json '$T/help'" "dump --help: not exit 0 with the usage on stdout"
+for a in "--no-such-option $DATA/01_clean.pcap" "" "--framing nope $DATA/01_clean.pcap" \
+  "--markers maybe $DATA/01_clean.pcap" "--mpa-start notaport $DATA/01_clean.pcap" \
+  "-c notanumber $DATA/01_clean.pcap"; do
+  "$D" dump $a > /dev/null 2> "$T/err"
+  rc=$?
+  check "[ $rc = 2 ] && [ -s '$T/err' ]" "dump $a: exit $rc, expected 2 and a message on stderr"
+done
+"$D" dump "$T/no-such-file.pcap" > /dev/null 2> "$T/err"
+rc=$?
+check "[ $rc = 1 ] && [ -s '$T/err' ]" "dump of a missing file: exit $rc, expected 1 and a message"
+"$D" dump "$EXP" > /dev/null 2> "$T/err"
+rc=$?
+check "[ $rc = 1 ] && [ -s '$T/err' ]" "dump of a file that is no capture: exit $rc, expected 1 and a message"
+head -c 1000 "$DATA/01_clean.pcap" > "$T/short.pcap"
+"$D" dump --json "$T/short.pcap" > /dev/null 2>&1
+rc=$?
+check "[ $rc = 1 ] || [ $rc = 3 ]" "dump of a pcap cut inside a record: exit $rc, expected 3 (or 1)"
+
+# every capture, every option set in expected.json
+python3 -c 'import json, sys
+for c in json.load(open(sys.argv[1]))["captures"]:
+    for i, r in enumerate(c["runs"]):
+        print(c["file"], i, " ".join(r["args"]))' "$EXP" > "$T/runs"
+while read -r name i args; do
+  # shellcheck disable=SC2086
+  "$D" dump --json --no-progress $args "$DATA/$name" > "$T/out.jsonl" 2> "$T/err"
+  rc=$?
+  if $CHK check "$EXP" "$name" "$i" "$T/out.jsonl" "$rc" > "$T/check" 2>&1; then
+    ok
+  else
+    bad "$name $args: $(grep -c FAIL "$T/check") differences"
+    grep FAIL "$T/check" | head -15 >&2
+    [ -s "$T/err" ] && sed 's/^/  stderr: /' "$T/err" | head -3 >&2
+  fi
+done < "$T/runs"
+
+# stdin
+"$D" dump --json --no-progress - < "$DATA/01_clean.pcap" > "$T/stdin.jsonl" 2>&1
+rc=$?
+"$D" dump --json --no-progress "$DATA/01_clean.pcap" > "$T/file.jsonl" 2>&1
+check "[ $rc = 0 ] && cmp -s '$T/stdin.jsonl' '$T/file.jsonl'" "dump - (stdin): exit $rc or output differs from the file's"
+$CHK check "$EXP" 12_eth.pcapng 0 /dev/stdin 0 < <("$D" dump --json --no-progress - < "$DATA/12_eth.pcapng") > "$T/check" 2>&1
+check "[ $? = 0 ]" "pcapng on stdin: $(grep FAIL "$T/check" | head -3)"
+
+# --port: only connections with that port
+"$D" dump --json --no-progress --port 9 "$DATA/01_clean.pcap" > "$T/port.jsonl" 2>&1
+check "[ $? = 0 ] && ! grep -q '\"type\": *\"fpdu\"' '$T/port.jsonl' && tail -1 '$T/port.jsonl' | grep -q '\"flows\": *0'" \
+  "--port 9: connections to port 5000 reported: $(tail -1 "$T/port.jsonl")"
+"$D" dump --json --no-progress --port 5000 "$DATA/06_badcrc.pcap" > "$T/port.jsonl" 2>&1
+check "[ $? = 1 ]" "--port 5000 on 06_badcrc.pcap: not exit 1"
+# -c COUNT: 5 packets (handshake and the two start-up frames)
+"$D" dump --json --no-progress -c 5 "$DATA/01_clean.pcap" > "$T/c.jsonl" 2>&1
+check "tail -1 '$T/c.jsonl' | grep -q '\"packets\": *5[,}]' && ! grep -q '\"type\": *\"fpdu\"' '$T/c.jsonl'" \
+  "-c 5: $(tail -1 "$T/c.jsonl")"
+
+# human output: -v one line per FPDU/event; the default a summary per flow
+"$D" dump -v --no-progress "$DATA/06_badcrc.pcap" > "$T/v.txt" 2>&1
+rc=$?
+n=$(wc -l < "$T/v.txt")
+check "[ $rc = 1 ] && [ $n -ge 7 ] && grep -qi crc '$T/v.txt' && grep -qiE 'bad|mismatch' '$T/v.txt'" \
+  "dump -v 06_badcrc.pcap: exit $rc, $n lines, no word of the bad CRC"
+"$D" dump -v --no-progress "$DATA/07_badptr.pcap" > "$T/v.txt" 2>&1
+rc=$?
+check "[ $rc = 1 ] && grep -qiE 'fpduptr|marker' '$T/v.txt'" "dump -v 07_badptr.pcap: exit $rc, no word of the marker"
+"$D" dump --no-progress "$DATA/01_clean.pcap" > "$T/s.txt" 2>&1
+rc=$?
+check "[ $rc = 0 ] && [ -s '$T/s.txt' ] && grep -q 10.0.0.1 '$T/s.txt'" "dump 01_clean.pcap: exit $rc, no summary"
+check "[ \$(wc -l < '$T/s.txt') -lt \$(wc -l < '$T/v.txt') ] || [ \$(wc -l < '$T/s.txt') -le 6 ]" \
+  "dump without -v is not shorter than with it"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
