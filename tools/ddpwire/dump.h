@@ -58,6 +58,7 @@ typedef struct dump_dir {
     dump_ift ift;
     int framing;             /* FR_* */
     int searching;           /* auto mode: MPA searched for, not yet found */
+    uint64_t gap_shown_end;  /* gaps reported before the framing was decided */
     int have_seq;
     uint32_t stream_seq;     /* sequence number of stream offset 0 */
     /* octets held at the start until the framing is decided */
@@ -87,6 +88,7 @@ typedef struct dump_flow {
     int framing_forced;      /* --mpa-start matched */
     size_t slot;             /* hash bucket */
     struct dump_flow *next;  /* hash chain */
+    struct dump_flow *lru_prev, *lru_next; /* by last packet, oldest first */
     struct dump *owner;
 } dump_flow;
 
@@ -100,6 +102,7 @@ typedef struct dump {
     uint64_t protocol_errors, incomplete;
     dump_flow **table;
     size_t table_size;
+    dump_flow *lru_head, *lru_tail;
 } dump;
 
 /* dump_flow.c */

@@ -84,6 +84,8 @@ static void mpa_on_event(dw_mpa_check *c, const dw_mpa_check_event *ev, void *u)
         count_error(d, !(d->fin || d->rst)); /* cut by the capture, or by the peer */
     else if (ev->kind == DW_MPA_CHECK_EV_NO_START && d->flow->owner->o.framing == DUMP_MPA)
         count_error(d, 0);
+    if (ev->kind == DW_MPA_CHECK_EV_GAP && ev->offset + ev->len <= d->gap_shown_end)
+        return; /* shown (and counted) before the framing was known */
     if (d->searching && ev->kind == DW_MPA_CHECK_EV_NO_START) {
         d->framing = FR_PLAIN; /* the checker is freed with the flow */
         return;
@@ -198,7 +200,8 @@ static dw_mpa_check_start start_mode(dump_dir *d, uint64_t *at)
 {
     dump_flow *f = d->flow;
     const dump_opts *o = &f->owner->o;
-    *at = 0;
+    /* the first octet seen: a gap may come before it */
+    *at = d->pre_chunks ? d->pre_chunk[0].offset : 0;
     if (f->framing_forced && o->mpa_seq_set && f->port[d->dir] == o->mpa_port) {
         *at = (uint32_t)(o->mpa_seq - d->stream_seq);
         return DW_MPA_CHECK_START_AT;
@@ -290,9 +293,14 @@ static void on_gap(dw_reasm *r, const dw_reasm_gap *g, void *u)
     (void)r;
     dump_dir *d = u;
     learn_seq(d, g->seq, g->offset);
+    count_error(d, 1);
+    if (d->framing == FR_UNKNOWN && !d->pre_len) {
+        out_gap(d, g); /* nothing to decide on yet: the framing starts after it */
+        d->gap_shown_end = g->offset + g->len;
+        return;
+    }
     if (d->framing == FR_UNKNOWN)
         settle(d, 1);
-    count_error(d, 1);
     if (d->framing == FR_MPA && d->mpa)
         dw_mpa_check_gap(d->mpa, g);
     else {
@@ -362,6 +370,25 @@ static void flow_free(dump_flow *f)
     free(f);
 }
 
+/* The flows in order of their last packet, oldest first (O(1) eviction). */
+static void lru_unlink(dump *D, dump_flow *f)
+{
+    *(f->lru_prev ? &f->lru_prev->lru_next : &D->lru_head) = f->lru_next;
+    *(f->lru_next ? &f->lru_next->lru_prev : &D->lru_tail) = f->lru_prev;
+    f->lru_prev = f->lru_next = NULL;
+}
+
+static void lru_touch(dump *D, dump_flow *f)
+{
+    if (D->lru_tail == f)
+        return;
+    if (f->lru_prev || f->lru_next || D->lru_head == f)
+        lru_unlink(D, f);
+    f->lru_prev = D->lru_tail;
+    *(D->lru_tail ? &D->lru_tail->lru_next : &D->lru_head) = f;
+    D->lru_tail = f;
+}
+
 static void unlink_flow(dump *D, dump_flow *f)
 {
     for (dump_flow **pp = &D->table[f->slot]; *pp; pp = &(*pp)->next)
@@ -387,19 +414,15 @@ static void finish_flow(dump *D, dump_flow *f)
     }
     out_flow(f);
     unlink_flow(D, f);
+    lru_unlink(D, f);
     D->flows_open--;
     flow_free(f);
 }
 
 static void evict_oldest(dump *D)
 {
-    dump_flow *old = NULL;
-    for (size_t i = 0; i < D->table_size; i++)
-        for (dump_flow *f = D->table[i]; f; f = f->next)
-            if (!old || f->last_pkt < old->last_pkt)
-                old = f;
-    if (old)
-        finish_flow(D, old);
+    if (D->lru_head)
+        finish_flow(D, D->lru_head);
 }
 
 static dump_flow *new_flow(dump *D, const dw_pkt_tcp *t, size_t slot)
@@ -469,6 +492,7 @@ static void tcp_segment(dump *D, const dw_pkt_tcp *t)
     }
     dump_dir *d = &f->d[k];
     f->last_pkt = D->pkt;
+    lru_touch(D, f);
     d->packets++;
     d->octets += t->payload_len;
     if (t->options_len)
@@ -504,19 +528,30 @@ void dump_packet(dump *D, const uint8_t *frame, size_t caplen, size_t wirelen)
         tcp_segment(D, &t);
 }
 
+static int by_id(const void *a, const void *b)
+{
+    const dump_flow *x = *(dump_flow *const *)a, *y = *(dump_flow *const *)b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
 void dump_finish(dump *D)
 {
     /* finish in the order the flows began */
-    for (;;) {
-        dump_flow *first = NULL;
-        for (size_t i = 0; i < D->table_size; i++)
-            for (dump_flow *f = D->table[i]; f; f = f->next)
-                if (!first || f->id < first->id)
-                    first = f;
-        if (!first)
-            break;
-        finish_flow(D, first);
+    size_t n = 0;
+    for (dump_flow *f = D->lru_head; f; f = f->lru_next)
+        n++;
+    dump_flow **all = malloc((n ? n : 1) * sizeof *all);
+    if (all) {
+        n = 0;
+        for (dump_flow *f = D->lru_head; f; f = f->lru_next)
+            all[n++] = f;
+        qsort(all, n, sizeof *all, by_id);
+        for (size_t i = 0; i < n; i++)
+            finish_flow(D, all[i]);
+        free(all);
     }
+    while (D->lru_head) /* out of memory for the list: any order */
+        finish_flow(D, D->lru_head);
     free(D->table);
     D->table = NULL;
 }
