@@ -1,0 +1,575 @@
+/*
+ * IFT stream checker: one direction, frame by frame. Headers are judged
+ * from the buffer (lib/ift_check_search.c); payloads stream past with a
+ * running CRC. Unlike the receiver it never stops: errors are reported
+ * and checking goes on, in sync or after a search.
+ */
+#include <ddpwire/crc32c.h>
+#include <ddpwire/ift.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ift_check_int.h"
+
+void dw_ift_check_settings_default(dw_ift_check_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    s->max_header = DW_IFT_SIZE_MAX;
+    s->max_payload = DW_IFT_SIZE_MAX;
+    s->search_limit = 1u << 20;
+    s->head_len = 64;
+}
+
+int dw_ift_check_new(dw_ift_check **pc, const dw_ift_check_settings *settings,
+                     const dw_ift_check_callbacks *callbacks, void *user_data)
+{
+    dw_ift_check_settings def;
+    if (!pc)
+        return DW_ERR_INVAL;
+    *pc = NULL;
+    if (!settings) {
+        dw_ift_check_settings_default(&def);
+        settings = &def;
+    }
+    if (settings->max_header > DW_IFT_SIZE_MAX || settings->head_len > DW_IC_HEAD_MAX)
+        return DW_ERR_INVAL;
+    dw_ift_check *c = calloc(1, sizeof *c);
+    if (!c)
+        return DW_ERR_NOMEM;
+    c->cap = DW_IFT_SIZES_LEN + settings->max_header + DW_IFT_CRC_LEN + DW_IC_CP +
+             DW_IC_WINDOW;
+    c->buf = malloc(c->cap);
+    c->cp = malloc((c->cap / DW_IC_CP + 2) * sizeof *c->cp);
+    c->desc = malloc(DW_IC_DESC_CAP * sizeof *c->desc);
+    if (!c->buf || !c->cp || !c->desc) {
+        dw_ift_check_del(c);
+        return DW_ERR_NOMEM;
+    }
+    c->set = *settings;
+    if (callbacks)
+        c->cb = *callbacks;
+    c->user = user_data;
+    c->state = DW_IC_HEAD; /* a frame at offset 0 */
+    c->st.first_error = DW_IFT_ERR_NONE;
+    dw_ic_tables(c);
+    dw_ic_buf_reset(c, 0);
+    *pc = c;
+    return 0;
+}
+
+void dw_ift_check_del(dw_ift_check *c)
+{
+    if (!c)
+        return;
+    free(c->buf);
+    free(c->cp);
+    free(c->desc);
+    free(c);
+}
+
+void dw_ic_emit(dw_ift_check *c, dw_ift_check_event_kind kind, dw_ift_error code,
+                uint64_t off, uint64_t pkt, uint64_t len)
+{
+    if (code != DW_IFT_ERR_NONE && c->st.first_error == DW_IFT_ERR_NONE) {
+        c->st.first_error = code;
+        c->st.first_error_offset = off;
+        c->st.first_error_pkt = pkt;
+    }
+    if (!c->cb.on_event)
+        return;
+    uint32_t seq = c->have_seq0 ? c->seq0 + (uint32_t)off : 0;
+    dw_ift_check_event ev = {kind, code, off, seq, pkt, len, c->detail};
+    c->in_cb++;
+    c->cb.on_event(c, &ev, c->user);
+    c->in_cb--;
+}
+
+static void lose(dw_ift_check *c, uint64_t off, uint64_t pkt, const char *why)
+{
+    snprintf(c->detail, sizeof c->detail, "%s", why);
+    dw_ic_emit(c, DW_IFT_CHECK_EV_SYNC_LOST, DW_IFT_ERR_NONE, off, pkt, 0);
+    c->state = DW_IC_SEARCH;
+    c->searched = c->lost_skipped = 0;
+    c->have_prev = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Frame records and segments                                          */
+/* ------------------------------------------------------------------ */
+
+/* The frame being read touches segment pkt (start: its first octet). */
+static void seg_note(dw_ift_check *c, uint64_t pkt, int start)
+{
+    if (!c->seg_valid || c->seg_pkt != pkt) {
+        c->seg_valid = 1;
+        c->seg_pkt = pkt;
+        c->seg_nframe = 0;
+        c->seg_last_frame = UINT64_MAX;
+        c->seg_has_start = c->seg_counted = 0;
+    }
+    if (c->seg_last_frame != c->rec.index) {
+        c->seg_last_frame = c->rec.index;
+        c->seg_nframe++;
+    }
+    if (start && !c->seg_has_start) {
+        c->seg_has_start = 1;
+        c->st.seg_with_start++;
+    }
+    if (c->seg_has_start && c->seg_nframe > 1 && !c->seg_counted) {
+        c->seg_counted = 1;
+        c->st.seg_packed++;
+    }
+}
+
+void dw_ic_rec_begin(dw_ift_check *c, const dw_ic_slice *s)
+{
+    dw_ift_check_frame *r = &c->rec;
+    memset(r, 0, sizeof *r);
+    r->index = c->next_index;
+    r->offset = s->off;
+    r->seq = c->have_seq0 ? c->seq0 + (uint32_t)s->off : s->seq;
+    r->header_crc = r->payload_crc = DW_IFT_CHECK_CRC_MISSING;
+    r->resync = c->resync_next;
+    c->resync_next = 0;
+    c->in_frame = 1;
+    if (!s->tagged)
+        return;
+    r->first_pkt = r->last_pkt = s->pkt;
+    r->segments = 1;
+    r->aligned = s->seg_start;
+    r->packed = c->have_prev && c->prev_last_pkt == s->pkt;
+    seg_note(c, s->pkt, 1);
+}
+
+void dw_ic_rec_touch(dw_ift_check *c, const dw_ic_slice *s)
+{
+    dw_ift_check_frame *r = &c->rec;
+    if (!s->tagged || (r->segments && r->last_pkt == s->pkt))
+        return;
+    if (!r->segments)
+        r->first_pkt = s->pkt;
+    r->last_pkt = s->pkt;
+    r->segments++;
+    seg_note(c, s->pkt, 0);
+}
+
+static void count(dw_ift_check *c)
+{
+    const dw_ift_check_frame *r = &c->rec;
+    dw_ift_check_stats *st = &c->st;
+    st->frames++;
+    st->header_crc_good += r->header_crc == DW_IFT_CHECK_CRC_GOOD;
+    st->header_crc_bad += r->header_crc == DW_IFT_CHECK_CRC_BAD;
+    st->header_crc_missing += r->header_crc == DW_IFT_CHECK_CRC_MISSING;
+    st->payload_crc_good += r->payload_crc == DW_IFT_CHECK_CRC_GOOD;
+    st->payload_crc_bad += r->payload_crc == DW_IFT_CHECK_CRC_BAD;
+    st->payload_crc_missing += r->payload_crc == DW_IFT_CHECK_CRC_MISSING;
+    if (r->header_crc == DW_IFT_CHECK_CRC_GOOD)
+        st->payload_octets += r->payload_size;
+    st->aligned += r->aligned != 0;
+    st->packed += r->packed != 0;
+}
+
+/* more_in_seg: the segment of its last octet carries more after it. */
+static void deliver(dw_ift_check *c, int more_in_seg)
+{
+    dw_ift_check_frame *r = &c->rec;
+    r->packed |= more_in_seg;
+    r->head = c->head;
+    count(c);
+    c->next_index++;
+    c->in_frame = 0;
+    c->have_prev = r->segments != 0;
+    c->prev_last_pkt = r->last_pkt;
+    if (c->cb.on_frame) {
+        c->in_cb++;
+        c->cb.on_frame(c, r, c->user);
+        c->in_cb--;
+    }
+}
+
+/* Begins the record of a frame at the buffer's start; notes the segments
+ * of its n buffered octets and keeps its first header octets. */
+static int rec_from_buf(dw_ift_check *c, size_t n)
+{
+    dw_ic_slice s;
+    dw_ic_piece_at(c, c->bstart, &s);
+    dw_ic_rec_begin(c, &s);
+    int more = dw_ic_span_tags(c, c->bstart, n);
+    dw_ift_check_frame *r = &c->rec;
+    if (n >= DW_IFT_SIZES_LEN) {
+        const uint8_t *p = c->buf + c->bstart;
+        r->header_size = (uint16_t)(p[0] << 8 | p[1]);
+        r->payload_size = (uint16_t)(p[2] << 8 | p[3]);
+        r->frame_len = DW_IFT_OVERHEAD + r->header_size + r->payload_size;
+        size_t hl = n - DW_IFT_SIZES_LEN;
+        hl = hl < r->header_size ? hl : r->header_size;
+        hl = hl < c->set.head_len ? hl : c->set.head_len;
+        memcpy(c->head, p + DW_IFT_SIZES_LEN, hl);
+        r->head_len = hl;
+    }
+    return more;
+}
+
+/* ------------------------------------------------------------------ */
+/* Headers                                                             */
+/* ------------------------------------------------------------------ */
+
+/* IFT 5.1: the header verified, the payload may stream. */
+static void head_ok(dw_ift_check *c, const dw_ic_trial *t)
+{
+    size_t n = DW_IFT_SIZES_LEN + t->h + DW_IFT_CRC_LEN;
+    rec_from_buf(c, n);
+    c->rec.header_crc = DW_IFT_CHECK_CRC_GOOD;
+    c->rec.header_crc_wire = t->wire;
+    c->rec.header_crc_calc = t->calc;
+    dw_ic_buf_drop(c, n, 0);
+    c->body_left = t->p + DW_IFT_CRC_LEN;
+    c->pcrc = 0;
+    c->body_missing = 0;
+    c->state = DW_IC_BODY;
+}
+
+/* IFT error 2: the sizes cannot be trusted; search from the next octet. */
+static void head_bad(dw_ift_check *c, const dw_ic_trial *t)
+{
+    dw_ift_check_frame *r = &c->rec;
+    int more = rec_from_buf(c, DW_IFT_SIZES_LEN + t->h + DW_IFT_CRC_LEN);
+    r->header_crc = DW_IFT_CHECK_CRC_BAD;
+    r->header_crc_wire = t->wire;
+    r->header_crc_calc = t->calc;
+    snprintf(c->detail, sizeof c->detail,
+             "header CRC 0x%08x, computed 0x%08x (header_size %u, payload_size %u)",
+             t->wire, t->calc, t->h, t->p);
+    dw_ic_emit(c, DW_IFT_CHECK_EV_HEADER_CRC, DW_IFT_ERR_HEADER_CRC, r->offset,
+               r->first_pkt, DW_IFT_SIZES_LEN + t->h);
+    deliver(c, more);
+    lose(c, r->offset, r->first_pkt,
+         "sizes not trusted after a header CRC error (IFT 5.1): searching");
+    dw_ic_buf_drop(c, 1, 1);
+}
+
+/* IFT error 4: sizes over the limits (unverified, perhaps corrupted). */
+static void head_size(dw_ift_check *c, const dw_ic_trial *t)
+{
+    dw_ic_slice s;
+    dw_ic_piece_at(c, c->bstart, &s);
+    c->st.size_errors++;
+    snprintf(c->detail, sizeof c->detail,
+             "header_size %u (at most %zu), payload_size %u (at most %zu)", t->h,
+             c->set.max_header, t->p, c->set.max_payload);
+    dw_ic_emit(c, DW_IFT_CHECK_EV_SIZE, DW_IFT_ERR_SIZE, s.off, s.pkt,
+               DW_IFT_SIZES_LEN);
+    lose(c, s.off, s.pkt, "sizes over the limits: searching");
+    dw_ic_buf_drop(c, 1, 1);
+}
+
+/* In sync, a verdict on the header at the buffer's start: 1 to go on. */
+static int head_step(dw_ift_check *c, int r, const dw_ic_trial *t)
+{
+    if (r == DW_IC_T_MORE) {
+        c->need = t->need;
+        return 0;
+    }
+    if (r == DW_IC_T_OK)
+        head_ok(c, t);
+    else if (r == DW_IC_T_CRC)
+        head_bad(c, t);
+    else
+        head_size(c, t);
+    return 1;
+}
+
+static void give_up(dw_ift_check *c)
+{
+    snprintf(c->detail, sizeof c->detail, "no frame boundary within %llu octets",
+             (unsigned long long)c->set.search_limit);
+    dw_ic_emit(c, DW_IFT_CHECK_EV_NO_SYNC, DW_IFT_ERR_NONE,
+               c->buf_base + c->bstart, 0, c->searched);
+    c->state = DW_IC_DEAD;
+}
+
+/* Searching, a verdict on the candidate at the buffer's start. */
+static int search_step(dw_ift_check *c, int r, const dw_ic_trial *t, int final)
+{
+    if (r == DW_IC_T_MORE && !final) {
+        c->need = t->need;
+        return 0;
+    }
+    if (r == DW_IC_T_OK) {
+        dw_ic_slice s;
+        dw_ic_piece_at(c, c->bstart, &s);
+        snprintf(c->detail, sizeof c->detail,
+                 "header CRC matches at offset %llu after %llu octets skipped",
+                 (unsigned long long)s.off, (unsigned long long)c->lost_skipped);
+        dw_ic_emit(c, DW_IFT_CHECK_EV_RESYNC, DW_IFT_ERR_NONE, s.off, s.pkt,
+                   c->lost_skipped);
+        c->st.resyncs++;
+        c->resync_next = 1;
+        head_ok(c, t);
+        return 1;
+    }
+    dw_ic_search_reject(c);
+    return 1;
+}
+
+void dw_ic_search_reject(dw_ift_check *c)
+{
+    dw_ic_buf_drop(c, 1, 1);
+    if (++c->searched > c->set.search_limit)
+        give_up(c);
+}
+
+/* Works through the buffer; final: no more octets will come before a gap
+ * or the end (a search candidate that needs more is rejected). */
+void dw_ic_scan(dw_ift_check *c, int final)
+{
+    while (c->bstart < c->blen) {
+        if (c->state == DW_IC_DEAD) {
+            dw_ic_buf_drop(c, c->blen - c->bstart, 1);
+            return;
+        }
+        if (c->state == DW_IC_BODY) {
+            dw_ic_slice s;
+            size_t n = dw_ic_piece_at(c, c->bstart, &s);
+            dw_ic_buf_drop(c, dw_ic_body(c, c->buf + c->bstart, n, &s), 0);
+            continue;
+        }
+        if (!final && c->blen < c->need)
+            return;
+        dw_ic_trial t;
+        int search = c->state == DW_IC_SEARCH;
+        int r = dw_ic_try(c, c->bstart, search, &t);
+        if (!(search ? search_step(c, r, &t, final) : head_step(c, r, &t)))
+            return;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Payload and payload CRC                                             */
+/* ------------------------------------------------------------------ */
+
+static void body_end(dw_ift_check *c, int more_in_seg)
+{
+    dw_ift_check_frame *r = &c->rec;
+    if (!c->body_missing) {
+        r->payload_crc_wire = dw_crc32c_load(c->crcb);
+        r->payload_crc_calc = c->pcrc; /* 0 for an empty payload */
+        r->payload_crc = r->payload_crc_wire == r->payload_crc_calc
+                             ? DW_IFT_CHECK_CRC_GOOD
+                             : DW_IFT_CHECK_CRC_BAD;
+    }
+    c->state = DW_IC_HEAD;
+    if (r->payload_crc == DW_IFT_CHECK_CRC_BAD) { /* IFT error 3: sync kept */
+        snprintf(c->detail, sizeof c->detail, "payload CRC 0x%08x, computed 0x%08x",
+                 r->payload_crc_wire, r->payload_crc_calc);
+        dw_ic_emit(c, DW_IFT_CHECK_EV_PAYLOAD_CRC, DW_IFT_ERR_PAYLOAD_CRC,
+                   r->offset, r->first_pkt, r->payload_size);
+    }
+    deliver(c, more_in_seg);
+}
+
+/* Up to n octets of the frame's payload and payload CRC (in NULL: missing
+ * from the capture, s NULL). Returns the octets used. */
+size_t dw_ic_body(dw_ift_check *c, const uint8_t *in, size_t n,
+                  const dw_ic_slice *s)
+{
+    if (s)
+        dw_ic_rec_touch(c, s);
+    size_t k = n < c->body_left ? n : c->body_left;
+    size_t pay = c->body_left > DW_IFT_CRC_LEN ? c->body_left - DW_IFT_CRC_LEN : 0;
+    pay = pay < k ? pay : k;
+    if (!in)
+        c->body_missing = 1;
+    else if (pay)
+        c->pcrc = dw_crc32c(c->pcrc, in, pay);
+    if (in && k > pay) /* IFT 3.1: the payload CRC, no pad before it */
+        memcpy(c->crcb + (DW_IFT_CRC_LEN - (c->body_left - pay)), in + pay, k - pay);
+    c->body_left -= (uint32_t)k;
+    if (!c->body_left)
+        body_end(c, s && (k < n || !s->seg_end));
+    return k;
+}
+
+/* ------------------------------------------------------------------ */
+/* Feeding                                                             */
+/* ------------------------------------------------------------------ */
+
+static void feed(dw_ift_check *c, const uint8_t *p, size_t len, dw_ic_slice s)
+{
+    while (len) {
+        size_t k;
+        if (c->state == DW_IC_DEAD) {
+            k = len;
+            c->st.skipped_octets += k;
+            c->in_off += k;
+        } else if (c->state == DW_IC_BODY && c->bstart == c->blen) {
+            k = dw_ic_body(c, p, len, &s);
+            c->in_off += k;
+        } else {
+            k = dw_ic_buf_put(c, p, len, &s);
+            c->in_off += k;
+            if (!k) /* segment pieces full: a candidate waited too long */
+                dw_ic_search_reject(c);
+            dw_ic_scan(c, 0);
+        }
+        p += k;
+        len -= k;
+        s.off += k;
+        s.seq += (uint32_t)k;
+        s.len -= (uint32_t)k;
+        s.seg_start = s.seg_start && !k;
+    }
+}
+
+int dw_ift_check_data(dw_ift_check *c, const uint8_t *data, size_t len,
+                      const dw_reasm_chunk *chunk)
+{
+    if (!c || (!data && len) || len > UINT32_MAX)
+        return DW_ERR_INVAL;
+    if (c->in_cb || c->ended)
+        return DW_ERR_STATE;
+    dw_ic_slice s = {c->in_off, 0, 0, (uint32_t)len, 0, 0, 0};
+    if (chunk) {
+        if (chunk->offset < c->in_off)
+            return DW_ERR_INVAL;
+        s = (dw_ic_slice){chunk->offset, chunk->pkt, chunk->seq, (uint32_t)len,
+                          chunk->seg_start != 0, chunk->seg_end != 0, 1};
+        c->seq0 = chunk->seq - (uint32_t)chunk->offset;
+        c->have_seq0 = 1;
+        if (chunk->offset > c->in_off) { /* an unreported hole */
+            dw_reasm_gap g = {c->in_off,
+                              chunk->seq - (uint32_t)(chunk->offset - c->in_off),
+                              chunk->offset - c->in_off, DW_REASM_GAP_LOST, chunk->pkt};
+            dw_ift_check_gap(c, &g);
+        }
+    }
+    if (len)
+        feed(c, data, len, s);
+    return 0;
+}
+
+/* The record of a frame whose sizes, header or header CRC are cut short
+ * (by a gap or the end): what is buffered of it. */
+static int rec_partial(dw_ift_check *c)
+{
+    return rec_from_buf(c, c->blen - c->bstart);
+}
+
+/* Missing octets inside a frame whose header was good: sync is kept if
+ * they end inside it or at its end (the next header's place is known). */
+static void body_gap(dw_ift_check *c, uint64_t len, uint64_t pkt)
+{
+    uint64_t k = len < c->body_left ? len : c->body_left;
+    dw_ic_body(c, NULL, (size_t)k, NULL);
+    if (len > k)
+        lose(c, c->in_off + k, pkt, "the next frame's header is missing: searching after the gap");
+}
+
+static void head_gap(dw_ift_check *c, uint64_t pkt)
+{
+    if (c->bstart < c->blen) {
+        rec_partial(c);
+        dw_ic_buf_drop(c, c->blen - c->bstart, 0);
+        deliver(c, 0);
+        lose(c, c->in_off, pkt, "part of a header is missing: searching after the gap");
+        return;
+    }
+    lose(c, c->in_off, pkt, "the next frame's header is missing: searching after the gap");
+}
+
+static void gap_apply(dw_ift_check *c, uint64_t len, uint64_t pkt)
+{
+    if (c->state == DW_IC_SEARCH)
+        dw_ic_scan(c, 1); /* a header whole before the gap is found still */
+    if (c->state == DW_IC_BODY)
+        body_gap(c, len, pkt);
+    else if (c->state == DW_IC_HEAD)
+        head_gap(c, pkt);
+    if (c->state != DW_IC_BODY)
+        dw_ic_buf_drop(c, c->blen - c->bstart, 1);
+}
+
+int dw_ift_check_gap(dw_ift_check *c, const dw_reasm_gap *g)
+{
+    if (!c || !g || g->offset + g->len < c->in_off)
+        return DW_ERR_INVAL;
+    if (c->in_cb || c->ended)
+        return DW_ERR_STATE;
+    uint64_t len = g->offset + g->len - c->in_off;
+    c->seq0 = g->seq - (uint32_t)g->offset;
+    c->have_seq0 = 1;
+    if (!len)
+        return 0;
+    c->st.gaps++;
+    c->st.gap_octets += len;
+    snprintf(c->detail, sizeof c->detail, "%llu octets %s",
+             (unsigned long long)len,
+             g->kind == DW_REASM_GAP_SNAPLEN ? "cut by the snap length"
+                                             : "missing from the capture");
+    dw_ic_emit(c, DW_IFT_CHECK_EV_GAP, DW_IFT_ERR_NONE, c->in_off, g->pkt, len);
+    gap_apply(c, len, g->pkt);
+    c->in_off += len;
+    if (c->state != DW_IC_BODY)
+        dw_ic_buf_reset(c, c->in_off);
+    return 0;
+}
+
+/* IFT error 1: the stream ended inside a frame. */
+static void truncated(dw_ift_check *c)
+{
+    if (c->state == DW_IC_HEAD)
+        rec_partial(c);
+    dw_ift_check_frame *r = &c->rec;
+    uint64_t seen = c->in_off - r->offset;
+    snprintf(c->detail, sizeof c->detail,
+             "the stream ended %llu octets into a frame of %u",
+             (unsigned long long)seen, (unsigned)r->frame_len);
+    dw_ic_emit(c, DW_IFT_CHECK_EV_TRUNCATED, DW_IFT_ERR_CLOSED, r->offset,
+               r->last_pkt, seen);
+    deliver(c, 0);
+}
+
+int dw_ift_check_end(dw_ift_check *c)
+{
+    if (!c)
+        return DW_ERR_INVAL;
+    if (c->in_cb)
+        return DW_ERR_STATE;
+    if (c->ended)
+        return 0;
+    if (c->state == DW_IC_HEAD || c->state == DW_IC_SEARCH)
+        dw_ic_scan(c, 1);
+    if ((c->state == DW_IC_HEAD && c->bstart < c->blen) || c->state == DW_IC_BODY) {
+        truncated(c);
+    } else if (c->state == DW_IC_SEARCH && c->lost_skipped) {
+        snprintf(c->detail, sizeof c->detail,
+                 "the stream ended %llu octets after the boundaries were lost, none found",
+                 (unsigned long long)c->lost_skipped);
+        dw_ic_emit(c, DW_IFT_CHECK_EV_NO_SYNC, DW_IFT_ERR_NONE, c->in_off, 0,
+                   c->searched);
+    }
+    dw_ic_buf_drop(c, c->blen - c->bstart, c->state != DW_IC_HEAD);
+    c->end_sync = c->state == DW_IC_HEAD;
+    c->state = DW_IC_DEAD;
+    c->ended = 1;
+    return 0;
+}
+
+void dw_ift_check_stats_get(const dw_ift_check *c, dw_ift_check_stats *stats)
+{
+    *stats = c->st;
+    stats->in_sync = c->state == DW_IC_HEAD || c->state == DW_IC_BODY || c->end_sync;
+}
+
+const char *dw_ift_check_event_name(dw_ift_check_event_kind kind)
+{
+    static const char *const names[] = {"header-crc", "payload-crc", "size",
+                                        "gap", "sync-lost", "resync",
+                                        "truncated", "no-sync"};
+    if ((unsigned)kind >= sizeof names / sizeof names[0])
+        return "unknown";
+    return names[kind];
+}
