@@ -215,7 +215,7 @@ def _diff(want, got, where, out):
 # The event kinds DUMP.md lists.
 EVENT_KINDS = {'startup_bad', 'start', 'no_start', 'crc', 'marker', 'marker_reserved', 'pad', 'length', 'gap',
                'sync_lost', 'resync', 'truncated', 'mode', 'retransmit', 'overlap', 'mismatch', 'out_of_order',
-               'dropped', 'out_of_window', 'after_fin', 'rst', 'header_crc', 'payload_crc'}
+               'dropped', 'out_of_window', 'after_fin', 'rst', 'header_crc', 'payload_crc', 'size', 'no_sync'}
 
 
 def cmd_check(a):

@@ -32,21 +32,6 @@ typedef struct dump_opts {
 /* What a direction's stream turned out to carry. */
 enum { FR_UNKNOWN = 0, FR_MPA, FR_IFT, FR_PLAIN };
 
-/* Streaming IFT frame walker (dump_ift.c). */
-typedef struct dump_ift {
-    int state;           /* which field is being read */
-    uint32_t need;       /* octets left in it */
-    uint8_t sizes[4], crcbuf[4], head[64];
-    uint32_t fill;       /* octets of sizes/crcbuf read */
-    uint16_t hsize, psize;
-    uint32_t hcrc, pcrc;
-    int header_ok;
-    uint64_t index, offset, first_pkt, last_pkt, last_seg_pkt;
-    uint32_t seq, segments;
-    int in_frame, lost;
-    uint64_t frames, header_bad, payload_bad, octets;
-} dump_ift;
-
 struct dump_flow;
 
 /* One direction of a connection. */
@@ -55,7 +40,7 @@ typedef struct dump_dir {
     int dir;                 /* DUMP_C2S / DUMP_S2C */
     dw_reasm *reasm;
     dw_mpa_check *mpa;
-    dump_ift ift;
+    dw_ift_check *ift;
     int framing;             /* FR_* */
     int searching;           /* auto mode: MPA searched for, not yet found */
     uint64_t gap_shown_end;  /* gaps reported before the framing was decided */
@@ -110,7 +95,8 @@ int dump_init(dump *D);
 void dump_packet(dump *D, const uint8_t *frame, size_t caplen, size_t wirelen);
 void dump_finish(dump *D);
 
-/* dump_ift.c: feeds in-order octets / a gap; reports frames. */
+/* dump_ift.c: the IFT checker of a direction; feeds in-order octets / a gap. */
+int dump_ift_create(dump_dir *d);
 void dump_ift_data(dump_dir *d, const uint8_t *p, size_t len, const dw_reasm_chunk *c);
 void dump_ift_gap(dump_dir *d, const dw_reasm_gap *g);
 void dump_ift_end(dump_dir *d);
@@ -124,9 +110,9 @@ void out_fpdu(dump_dir *d, const dw_mpa_check_fpdu *fp, const dw_mpa_check_marke
 void out_mpa_event(dump_dir *d, const dw_mpa_check_event *ev);
 void out_reasm_event(dump_dir *d, const dw_reasm_event *ev);
 void out_gap(dump_dir *d, const dw_reasm_gap *g);
-void out_ift(dump_dir *d, const dump_ift *f, int header_ok, int payload_ok, int complete);
-void out_ift_event(dump_dir *d, const char *kind, uint64_t offset, uint32_t seq,
-                   uint64_t pkt, const char *detail);
+void out_ift(dump_dir *d, const dw_ift_check_frame *fr);
+void out_ift_event(dump_dir *d, const char *kind, int code, uint64_t offset, uint32_t seq,
+                   uint64_t pkt, uint64_t len, const char *detail, int error);
 void out_tcpopt(dump_dir *d, const uint8_t *opts, size_t optlen, size_t payload_len);
 void out_ipoib(dump *D, const uint8_t *frame, size_t caplen);
 void out_flow(dump_flow *f);

@@ -243,6 +243,9 @@ static void settle(dump_dir *d, int final)
             fprintf(stderr, "ddpwire dump: out of memory\n");
             d->framing = FR_PLAIN;
         }
+    } else if (fr == FR_IFT && dump_ift_create(d)) {
+        fprintf(stderr, "ddpwire dump: out of memory\n");
+        d->framing = FR_PLAIN;
     }
     size_t off = 0;
     for (size_t i = 0; i < d->pre_chunks; i++) {
@@ -303,11 +306,10 @@ static void on_gap(dw_reasm *r, const dw_reasm_gap *g, void *u)
         settle(d, 1);
     if (d->framing == FR_MPA && d->mpa)
         dw_mpa_check_gap(d->mpa, g);
-    else {
+    else if (d->framing == FR_IFT && d->ift)
+        dump_ift_gap(d, g); /* the checker reports it */
+    else
         out_gap(d, g);
-        if (d->framing == FR_IFT)
-            dump_ift_gap(d, g);
-    }
 }
 
 static void on_event(dw_reasm *r, const dw_reasm_event *ev, void *u)
@@ -366,6 +368,7 @@ static void flow_free(dump_flow *f)
     for (int k = 0; k < 2; k++) {
         dw_reasm_del(f->d[k].reasm);
         dw_mpa_check_del(f->d[k].mpa);
+        dw_ift_check_del(f->d[k].ift);
     }
     free(f);
 }

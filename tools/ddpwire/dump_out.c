@@ -198,7 +198,7 @@ static void out_event(dump_dir *d, const char *name, int code, uint64_t offset, 
         return;
     fprintf(text_line(d), "%s%s", error ? "ERROR " : "", kind);
     if (code)
-        fprintf(f, " (MPA error %d)", code);
+        fprintf(f, " (%s error %d)", d->framing == FR_IFT ? "IFT" : "MPA", code);
     fprintf(f, " at offset %" PRIu64 " seq %u", offset, (unsigned)seq);
     if (pkt && pkt != UINT64_MAX)
         fprintf(f, " pkt %" PRIu64, pkt);
@@ -239,43 +239,47 @@ void out_gap(dump_dir *d, const dw_reasm_gap *g)
     out_event(d, "gap", 0, g->offset, g->seq, g->pkt, g->len, detail, 1);
 }
 
-static const char *verdict(int ok)
+static const char *ift_verdict(dw_ift_check_crc v)
 {
-    return ok > 0 ? "good" : ok == 0 ? "bad" : "missing";
+    return v == DW_IFT_CHECK_CRC_GOOD ? "good" : v == DW_IFT_CHECK_CRC_BAD ? "bad" : "missing";
 }
 
-void out_ift(dump_dir *d, const dump_ift *fr, int header_ok, int payload_ok, int complete)
+void out_ift(dump_dir *d, const dw_ift_check_frame *fr)
 {
     const dump_opts *o = &d->flow->owner->o;
     FILE *f = d->flow->owner->out;
     char ddp[128] = "";
-    if (header_ok > 0)
-        ddp_line(ddp, sizeof ddp, fr->head, fr->hsize < 64 ? fr->hsize : 64);
+    if (fr->header_crc == DW_IFT_CHECK_CRC_GOOD)
+        ddp_line(ddp, sizeof ddp, fr->head, fr->head_len);
+    int complete = fr->header_crc != DW_IFT_CHECK_CRC_MISSING &&
+                   fr->payload_crc != DW_IFT_CHECK_CRC_MISSING;
     if (o->json) {
         json_head(d, "ift");
         fprintf(f, ",\"index\":%" PRIu64 ",\"offset\":%" PRIu64 ",\"seq\":%u,\"header_size\":%u,"
                    "\"payload_size\":%u,\"header_crc\":\"%s\",\"payload_crc\":\"%s\","
                    "\"complete\":%s,\"first_pkt\":%" PRIu64 ",\"last_pkt\":%" PRIu64
-                   ",\"segments\":%u,\"ddp\":",
-                fr->index, fr->offset, (unsigned)fr->seq, (unsigned)fr->hsize,
-                (unsigned)fr->psize, verdict(header_ok), verdict(payload_ok), tf(complete),
-                fr->first_pkt, fr->last_pkt, (unsigned)fr->segments);
+                   ",\"segments\":%u,\"aligned\":%s,\"packed\":%s,\"resync\":%s,\"ddp\":",
+                fr->index, fr->offset, (unsigned)fr->seq, (unsigned)fr->header_size,
+                (unsigned)fr->payload_size, ift_verdict(fr->header_crc),
+                ift_verdict(fr->payload_crc), tf(complete), fr->first_pkt, fr->last_pkt,
+                (unsigned)fr->segments, tf(fr->aligned), tf(fr->packed), tf(fr->resync));
         out_json_str(f, ddp);
         fputs("}\n", f);
     } else if (o->verbose) {
-        fprintf(text_line(d), "%sift %" PRIu64 " seq %u header %u payload %u header-crc %s "
-                              "payload-crc %s pkts %" PRIu64 "..%" PRIu64 " (%u) %s\n",
-                payload_ok == 0 ? "ERROR " : "", fr->index, (unsigned)fr->seq,
-                (unsigned)fr->hsize, (unsigned)fr->psize, verdict(header_ok),
-                verdict(payload_ok), fr->first_pkt, fr->last_pkt, (unsigned)fr->segments, ddp);
+        fprintf(text_line(d), "ift %" PRIu64 " seq %u header %u payload %u header-crc %s "
+                              "payload-crc %s pkts %" PRIu64 "..%" PRIu64 " (%u)%s%s%s %s\n",
+                fr->index, (unsigned)fr->seq, (unsigned)fr->header_size,
+                (unsigned)fr->payload_size, ift_verdict(fr->header_crc),
+                ift_verdict(fr->payload_crc), fr->first_pkt, fr->last_pkt,
+                (unsigned)fr->segments, fr->aligned ? " aligned" : "", fr->packed ? " packed" : "",
+                fr->resync ? " resync" : "", ddp);
     }
 }
 
-void out_ift_event(dump_dir *d, const char *kind, uint64_t offset, uint32_t seq, uint64_t pkt,
-                   const char *detail)
+void out_ift_event(dump_dir *d, const char *kind, int code, uint64_t offset, uint32_t seq,
+                   uint64_t pkt, uint64_t len, const char *detail, int error)
 {
-    int error = !strcmp(kind, "header_crc") || !strcmp(kind, "payload_crc");
-    out_event(d, kind, 0, offset, seq, pkt, 0, detail, error);
+    out_event(d, kind, code, offset, seq, pkt, len, detail, error);
 }
 
 void out_tcpopt(dump_dir *d, const uint8_t *opts, size_t optlen, size_t payload_len)

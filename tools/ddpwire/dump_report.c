@@ -88,8 +88,11 @@ void out_ipoib(dump *D, const uint8_t *frame, size_t caplen)
         dw_ipoib_arp a;
         if (dw_ipoib_arp_decode(&a, p, n) < 0) {
             D->protocol_errors++;
-            fprintf(D->o.json ? stderr : D->out, "pkt %" PRIu64 " ERROR malformed IPoIB ARP\n",
-                    D->pkt);
+            if (D->o.json)
+                fprintf(D->out, "{\"type\":\"ipoib\",\"pkt\":%" PRIu64 ",\"ethertype\":"
+                                "\"0x0806\",\"error\":\"malformed ARP\"}\n", D->pkt);
+            else
+                fprintf(D->out, "pkt %" PRIu64 " ERROR malformed IPoIB ARP\n", D->pkt);
             return;
         }
         if (D->o.json || D->o.verbose)
@@ -135,8 +138,10 @@ static void json_dir(FILE *f, const dump_dir *d)
     dw_reasm_stats_get(d->reasm, &rs);
     if (d->mpa && d->framing == FR_MPA)
         dw_mpa_check_stats_get(d->mpa, &ms);
-    const dump_ift *x = &d->ift;
-    int ift = d->framing == FR_IFT;
+    dw_ift_check_stats x;
+    memset(&x, 0, sizeof x);
+    if (d->ift && d->framing == FR_IFT)
+        dw_ift_check_stats_get(d->ift, &x);
     fprintf(f, "\"%s\":{\"framing\":\"%s\",\"packets\":%" PRIu64 ",\"octets\":%" PRIu64
                ",\"fpdus\":%" PRIu64 ",\"ulpdu_octets\":%" PRIu64 ",\"crc_errors\":%" PRIu64
                ",\"marker_errors\":%" PRIu64 ",\"markers\":%" PRIu64 ",\"length_errors\":%" PRIu64
@@ -150,13 +155,16 @@ static void json_dir(FILE *f, const dump_dir *d)
             dump_dir_name(d->dir), framing_name(d->framing), d->packets, d->octets, ms.fpdus,
             ms.ulpdu_octets, ms.crc_bad, ms.marker_errors, ms.markers_seen, ms.length_errors,
             ms.pad_errors, ms.aligned, ms.packed, rate(ms.aligned, ms.fpdus),
-            rate(ms.seg_packed, ms.seg_with_start), ift ? x->frames : 0,
-            ift ? x->header_bad : 0, ift ? x->payload_bad : 0, d->tcpopts, d->tcpopt_bad,
-            rs.gaps, rs.gap_octets, ms.resyncs, rs.retransmits, rs.overlaps, rs.mismatches,
+            rate(ms.seg_packed, ms.seg_with_start), x.frames, x.header_crc_bad,
+            x.payload_crc_bad, d->tcpopts, d->tcpopt_bad, rs.gaps, rs.gap_octets,
+            ms.resyncs + x.resyncs, rs.retransmits, rs.overlaps, rs.mismatches,
             rs.out_of_order, d->protocol_errors, d->incomplete);
     if (ms.first_error)
         fprintf(f, "{\"code\":%d,\"offset\":%" PRIu64 ",\"pkt\":%" PRIu64 "}}",
                 (int)ms.first_error, ms.first_error_offset, ms.first_error_pkt);
+    else if (x.first_error)
+        fprintf(f, "{\"code\":%d,\"offset\":%" PRIu64 ",\"pkt\":%" PRIu64 "}}",
+                (int)x.first_error, x.first_error_offset, x.first_error_pkt);
     else
         fputs("null}", f);
 }
@@ -184,10 +192,22 @@ static void text_dir(FILE *f, const dump_dir *d)
                     (int)ms.first_error, dw_mpa_strerror(ms.first_error), ms.first_error_offset,
                     ms.first_error_pkt);
     }
-    if (d->framing == FR_IFT)
-        fprintf(f, "\n    IFT: %" PRIu64 " frames, %" PRIu64 " header CRC errors, %" PRIu64
-                   " payload CRC errors",
-                d->ift.frames, d->ift.header_bad, d->ift.payload_bad);
+    if (d->framing == FR_IFT && d->ift) {
+        dw_ift_check_stats x;
+        dw_ift_check_stats_get(d->ift, &x);
+        fprintf(f, "\n    IFT: %" PRIu64 " frames, %" PRIu64 " payload octets; header CRC %" PRIu64
+                   " good, %" PRIu64 " bad; payload CRC %" PRIu64 " good, %" PRIu64 " bad, %" PRIu64
+                   " unchecked; size errors %" PRIu64 "\n    aligned %.1f%%, packed segments %.1f%%, "
+                   "resyncs %" PRIu64,
+                x.frames, x.payload_octets, x.header_crc_good, x.header_crc_bad,
+                x.payload_crc_good, x.payload_crc_bad, x.payload_crc_missing, x.size_errors,
+                100.0 * rate(x.aligned, x.frames), 100.0 * rate(x.seg_packed, x.seg_with_start),
+                x.resyncs);
+        if (x.first_error)
+            fprintf(f, "\n    first error: IFT error %d (%s) at offset %" PRIu64 ", pkt %" PRIu64,
+                    (int)x.first_error, dw_ift_strerror(x.first_error), x.first_error_offset,
+                    x.first_error_pkt);
+    }
     if (d->tcpopts)
         fprintf(f, "\n    TCP RDMA options: %" PRIu64 ", %" PRIu64 " invalid", d->tcpopts,
                 d->tcpopt_bad);
