@@ -106,5 +106,20 @@ check "[ $rc = 0 ] && [ -s '$T/s.txt' ] && grep -q 10.0.0.1 '$T/s.txt'" "dump 01
 check "[ \$(wc -l < '$T/s.txt') -lt \$(wc -l < '$T/v.txt') ] || [ \$(wc -l < '$T/s.txt') -le 6 ]" \
   "dump without -v is not shorter than with it"
 
+# TCP RDMA options on a whole synthesized NFS connection (ddpwire tcprdma synth):
+# clean, every option valid (the SYNs' length-2 option on a 4-octet boundary,
+# 3.1.8); with the total RDMA length changed within a transfer, 3.1.4 broken
+"$D" tcprdma synth -o "$T/nfs.pcap" --count 3 --size 20000 > /dev/null 2>&1
+"$D" dump --json --no-progress "$T/nfs.pcap" > "$T/nfs.jsonl" 2>&1
+rc=$?
+n=$(grep -c '"type":"tcpopt"' "$T/nfs.jsonl")
+check "[ $rc = 0 ] && [ $n -ge 40 ] && ! grep -q '\"valid\":false' '$T/nfs.jsonl'" \
+  "tcprdma synth capture: exit $rc, $n options, invalid: $(grep -m1 '"valid":false' "$T/nfs.jsonl")"
+"$D" tcprdma synth -o "$T/nfs2.pcap" --count 3 --size 20000 --hostile total-change > /dev/null 2>&1
+"$D" dump --json --no-progress "$T/nfs2.pcap" > "$T/nfs2.jsonl" 2>&1
+rc=$?
+n=$(grep -c '"valid":false.*3\.1\.4' "$T/nfs2.jsonl")
+check "[ $rc = 1 ] && [ $n -ge 2 ]" "total changed within a transfer: exit $rc, $n options refused for 3.1.4"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -199,6 +199,7 @@ def main():
               'frame %d: tshark lengths %s' % (r['n'], r['lens']))
         if r['syn']:
             check(d is not None and d['len'] == 2, 'frame %d: SYN without kind 25 length 2' % r['n'])
+            check(d is None or d['off'] % 4 == 0, 'frame %d: SYN option misaligned (3.1.8)' % r['n'])
             continue
         if r['sport'] != sport or not r['len']:
             check(d is None, 'frame %d: kind 25 on a segment without reply data' % r['n'])

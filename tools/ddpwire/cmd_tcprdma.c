@@ -36,7 +36,8 @@ static void help(void)
         "  --loss P --reorder P --dup P   percent of reply segments (seeded)\n"
         "  --seed N --isn N     randomness; the server's initial sequence number\n"
         "  --link eth|vlan|sll|sll2|raw|ipv4|ipv6|null|loop|ipoib --ipv6 --snaplen N\n"
-        "  --hostile bad-offset|oversize|total|rid-flood|misaligned   break the options\n"
+        "  --hostile bad-offset|oversize|total|rid-flood|misaligned|total-change\n"
+        "                       break the options\n"
         "  --bodies DIR         also write each body as DIR/RID.bin (RID in 12 hex\n"
         "                       digits) and the expected pass-through streams as\n"
         "                       DIR/stream-SPORT-DPORT.bin, as place names them,\n"
@@ -70,7 +71,7 @@ static const struct {
 };
 
 static const char *hostiles[] = {"bad-offset", "oversize", "total", "rid-flood",
-                                 "misaligned"};
+                                 "misaligned", "total-change"};
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -138,6 +139,8 @@ static void break_opt(synth *S, dw_tcpopt *o, size_t idx, uint32_t len)
         o->buffer_offset += 0xf0000000u;
     else if (!strcmp(h, "total") && o->len == DW_TCPOPT_LEN_TOTAL)
         o->total_length = 0x7fffffff;
+    else if (!strcmp(h, "total-change") && o->len == DW_TCPOPT_LEN_TOTAL && S->data_segs % 4 == 0)
+        o->total_length += 1; /* breaks 3.1.4: one total per transfer */
     else if (!strcmp(h, "rid-flood"))
         o->rid = 0x100000 + idx, o->u = idx & 1;
 }
@@ -233,8 +236,9 @@ out:
 
 static void connection(synth *S, const tw_work *w, const dw_tcpopt_segment *seg, size_t n)
 {
-    /* SYN and SYN-ACK: MSS, and the RDMA option of length 2 (3.2) */
-    uint8_t syn[8] = {2, 4, (uint8_t)(S->mss >> 8), (uint8_t)S->mss, 1, 1, 25, 2};
+    /* SYN and SYN-ACK: MSS, and the RDMA option of length 2 (3.2) on a
+     * 4-octet boundary (3.1.8), then NOP NOP */
+    uint8_t syn[8] = {2, 4, (uint8_t)(S->mss >> 8), (uint8_t)S->mss, 25, 2, 1, 1};
     uint32_t c = S->isn_c, s = S->isn_s;
     pkt(S, 0, DW_PKT_SYN, c, 0, syn, 8, NULL, 0);
     pkt(S, 1, DW_PKT_SYN | DW_PKT_ACK, s, c + 1, syn, 8, NULL, 0);
@@ -443,7 +447,8 @@ static int synth_option(synth *S, int argc, char **argv, int *i)
         rc = pick(a, v, policies, 2, &S->policy);
     else if (!strcmp(a, "--link"))
         rc = pick(a, v, lnames, sizeof lnames / sizeof lnames[0], &S->link);
-    else if (!strcmp(a, "--hostile") && !(rc = pick(a, v, hostiles, 5, &k)))
+    else if (!strcmp(a, "--hostile") &&
+             !(rc = pick(a, v, hostiles, sizeof hostiles / sizeof hostiles[0], &k)))
         S->hostile = hostiles[k];
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <ddpwire/mpa_check.h>
 #include <ddpwire/pkt.h>
 #include <ddpwire/reasm.h>
+#include <ddpwire/tcpopt.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -54,6 +55,8 @@ typedef struct dump_dir {
     int closed;              /* FIN or RST seen */
     int fin, rst;
     uint64_t packets, octets, tcpopts, tcpopt_bad;
+    dw_tcpopt_total ttot;    /* 3.1.4: the transfer being sent, its total */
+    int ttot_set;
     /* the RFC 5044 frame seen in this direction */
     int frame_seen, frame_m, frame_c, frame_r;
     /* markers of the FPDU being checked (on_marker comes before on_fpdu) */

@@ -290,6 +290,14 @@ void out_tcpopt(dump_dir *d, const uint8_t *opts, size_t optlen, size_t payload_
     if (rc == 0 || (rc < 0 && why == DW_TCPOPT_R_OPTIONS_MALFORMED && !memchr(opts, 25, optlen)))
         return; /* no RDMA option (a malformed list without kind 25 is not ours) */
     dump *D = d->flow->owner;
+    if (rc == 1 && DW_TCPOPT_HAS_DATA(&fo.opt)) { /* 3.1.4: one total per transfer */
+        if (!d->ttot_set || d->ttot.rid != fo.opt.rid)
+            dw_tcpopt_total_init(&d->ttot, fo.opt.rid);
+        d->ttot_set = 1;
+        why = dw_tcpopt_total_check(&d->ttot, &fo.opt);
+        if (why != DW_TCPOPT_R_OK)
+            rc = DW_ERR_MALFORMED;
+    }
     int valid = rc == 1;
     d->tcpopts++;
     if (!valid) {
