@@ -91,8 +91,8 @@ class MpaTx:
         self.fpdus = []
 
     def fpdu(self, ulpdu, bad_crc=False, bad_ptr=None, corrupt_at=None):
-        """Wire octets of one FPDU. bad_ptr: {marker position: FPDUPTR to
-        send}; bad_crc: a wrong CRC field; corrupt_at: index in the
+        """Wire octets of one FPDU. bad_ptr: {marker position: function of
+        the right FPDUPTR giving the one to send}; bad_crc: a wrong CRC field; corrupt_at: index in the
         ULPDU of an octet flipped after the CRC was computed."""
         start = self.pos
         body = struct.pack('>H', len(ulpdu)) + ulpdu + bytes(pad_of(len(ulpdu)))
@@ -108,7 +108,7 @@ class MpaTx:
             if self.rfc_ptr and start % 512 == 0 and cur != start:
                 ptr = exp - 4
             if bad_ptr and cur in bad_ptr:
-                ptr = bad_ptr[cur]
+                ptr = bad_ptr[cur](exp)
             ok = (ptr & ~3) == exp or (start % 512 == 0 and cur != start and (ptr & ~3) == exp - 4)
             marks.append({'pos': cur, 'wire': len(out), 'fpduptr': ptr, 'expected': exp, 'ok': ok})
             out.extend(struct.pack('>HH', 0, ptr))
@@ -221,15 +221,15 @@ class Capture:
         self.meta.append(meta or {})
         return len(self.recs)
 
-    def ts(self, i):
-        t = 1700000000 * 1000000 + i * 1000
-        return t // 1000000, t % 1000000
+    @staticmethod
+    def usec(i):
+        """Time stamp of packet i in microseconds."""
+        return 1700000000 * 1000000 + i * 1000
 
     def pcap(self):
         out = bytearray(struct.pack('<IHHiIII', 0xA1B2C3D4, 2, 4, 0, 0, self.snaplen, self.linktype))
         for i, (f, orig) in enumerate(self.recs):
-            s, us = self.ts(i)
-            out += struct.pack('<IIII', s, us, len(f), orig) + f
+            out += struct.pack('<IIII', *divmod(self.usec(i), 1000000), len(f), orig) + f
         return bytes(out)
 
     def pcapng(self):
@@ -243,7 +243,7 @@ class Capture:
         idb = struct.pack('<HHI', self.linktype, 0, self.snaplen) + opt(2, b'eth0') + opt(0, b'')
         out = bytearray(block(0x0A0D0D0A, shb) + block(1, idb))
         for i, (f, orig) in enumerate(self.recs):
-            t = 1700000000 * 1000000 + i * 1000
+            t = self.usec(i)
             body = struct.pack('<IIIII', 0, t >> 32, t & 0xFFFFFFFF, len(f), orig) + f + bytes((-len(f)) % 4)
             out += block(6, body)
         return bytes(out)
@@ -286,9 +286,9 @@ class Conn:
         return self.cap.add(link_wrap(self.cap.linktype, ip, d == 'c2s'),
                             {'dir': d, 'hdr': hdr, 'plen': len(payload), 'conn': self})
 
-    def handshake(self):
-        self._pkt('c2s', self.isn['c2s'], SYN)
-        self._pkt('s2c', self.isn['s2c'], SYN | ACK)
+    def handshake(self, opts=b''):
+        self._pkt('c2s', self.isn['c2s'], SYN, opts=opts)
+        self._pkt('s2c', self.isn['s2c'], SYN | ACK, opts=opts)
         self._pkt('c2s', self.isn['c2s'] + 1, ACK)
 
     def write(self, d, data):
@@ -305,6 +305,12 @@ class Conn:
             got = max(0, min(n, len(f) - self.cap.meta[p - 1]['hdr']))
             self.segs[d].append((p, off, n, got))
         return p
+
+    def cut(self, d, points, lost=()):
+        """One segment for the octets between each two successive stream
+        offsets of points; the k-th not captured when k is in lost."""
+        for k, (a, b) in enumerate(zip(points, points[1:])):
+            self.seg(d, a, b - a, capture=k not in lost)
 
     def send(self, d, data, capture=True, opts=b''):
         off = self.write(d, data)
@@ -340,17 +346,20 @@ def seq_of(conn, d, off):
     return (conn.isn[d] + 1 + off) & 0xFFFFFFFF
 
 
-def mpa_expect(conn, d, tx, base, fpdus_shown=None):
+def _count(xs):
+    return sum(1 for x in xs if x)
+
+
+def mpa_expect(conn, d, tx, base):
     """Expected fpdu records and direction summary of one MPA direction.
-    base: stream offset of MPA position 0. fpdus_shown: indexes of the
-    sender's FPDUs the checker can see (default: every FPDU whose header
-    was captured, resuming after a loss only at an FPDU that begins with
-    a marker)."""
+    base: stream offset of MPA position 0. The checker sees every FPDU
+    whose header was captured, resuming after a loss only at an FPDU that
+    begins with a marker."""
     m = conn.first_map(d)
     n = len(conn.stream[d])
     recs = []
     in_sync, resync = True, False
-    for k, f in enumerate(tx.fpdus):
+    for f in tx.fpdus:
         off = base + f['pos']
         end = off + f['fpdu_len']
         hl = 6 if f['pos'] % 512 == 0 and tx.markers else 2
@@ -359,8 +368,6 @@ def mpa_expect(conn, d, tx, base, fpdus_shown=None):
             if in_sync:
                 resync = True
             in_sync = False
-            continue
-        if fpdus_shown is not None and k not in fpdus_shown:
             continue
         in_sync = True
         have = end <= n and all(m[i] is not None for i in range(off, end))
@@ -387,9 +394,9 @@ def mpa_expect(conn, d, tx, base, fpdus_shown=None):
     # and on all the octets it carried; left open (None) when they differ.
     owner = {}
     for i, r in enumerate(recs):
-        for o in range(*r['_span']):
+        for o in range(*r.pop('_span')):
             owner[o] = i
-    seg_sets_first, seg_sets_wire = {}, {}
+    seg_sets_first, seg_sets_wire, starts_first = {}, {}, {}
     for o, i in owner.items():
         if m[o] is not None:
             seg_sets_first.setdefault(m[o][0], set()).add(i)
@@ -397,33 +404,27 @@ def mpa_expect(conn, d, tx, base, fpdus_shown=None):
         for o in range(off, off + got):
             if o in owner:
                 seg_sets_wire.setdefault(p, set()).add(owner[o])
-    starts_first = {}
     for i, r in enumerate(recs):
         if 'first_pkt' in r:
             starts_first.setdefault(r['first_pkt'], set()).add(i)
-    for i, r in enumerate(recs):
-        a = any(len(s) > 1 for s in seg_sets_first.values() if i in s)
-        b = any(len(s) > 1 for s in seg_sets_wire.values() if i in s)
+        a, b = (any(len(s) > 1 for s in sets.values() if i in s) for sets in (seg_sets_first, seg_sets_wire))
         r['packed'] = a if a == b else None
     # packing rate: packed segments over segments that began an FPDU
-    began = [p for p in starts_first]
-    v1 = sum(1 for p in began if len(seg_sets_first.get(p, ())) > 1)
-    v2 = sum(1 for p in began if len(seg_sets_wire.get(p, ())) > 1)
-    v3 = sum(1 for p in began if len(starts_first[p]) > 1)
-    prate = (v1 / len(began) if began else 0.0) if v1 == v2 == v3 else None
-    for r in recs:
-        del r['_span']
-    complete = all(r['crc'] != 'missing' for r in recs)
+    v1, v2, v3 = (_count(len(sets.get(p, ())) > 1 for p in starts_first)
+                  for sets in (seg_sets_first, seg_sets_wire, starts_first))
+    prate = (v1 / len(starts_first) if starts_first else 0.0) if v1 == v2 == v3 else None
+    aligned = _count(r.get('aligned') for r in recs)
     summ = {'fpdus': len(recs),
-            'crc_errors': sum(1 for r in recs if r['crc'] == 'bad'),
-            'marker_errors': sum(1 for r in recs for x in r.get('markers', []) if not x['ok']),
-            'aligned': sum(1 for r in recs if r.get('aligned')) if complete else None,
-            'alignment_rate': (sum(1 for r in recs if r.get('aligned')) / len(recs) if recs else 0.0)
-            if complete else None,
-            'packing_rate': prate if complete else None,
-            'markers': sum(len(r.get('markers', [])) for r in recs) if complete else None,
-            'ulpdu_octets': sum(r['ulpdu_len'] for r in recs) if complete else None,
-            'packets': conn.pkts[d]}
+            'crc_errors': _count(r['crc'] == 'bad' for r in recs),
+            'marker_errors': _count(not x['ok'] for r in recs for x in r.get('markers', [])),
+            'aligned': aligned,
+            'alignment_rate': aligned / len(recs) if recs else 0.0,
+            'packing_rate': prate,
+            'markers': sum(len(r.get('markers', [])) for r in recs),
+            'ulpdu_octets': sum(r['ulpdu_len'] for r in recs)}
+    if any(r['crc'] == 'missing' for r in recs):  # incomplete: left open
+        summ.update(dict.fromkeys(('aligned', 'alignment_rate', 'packing_rate', 'markers', 'ulpdu_octets')))
+    summ['packets'] = conn.pkts[d]
     return recs, summ
 
 
@@ -482,72 +483,70 @@ def gaps_of(conn, d):
     return runs
 
 
+def run(exit_, *args):
+    """One `ddpwire dump` run of a capture: its arguments and exit status."""
+    return {'args': list(args), 'exit': exit_}
+
+
 class Scenario:
-    def __init__(self, name, desc, linktype=1, snaplen=65535):
-        self.name, self.desc = name, desc
+    def __init__(self, name, desc, linktype=1, snaplen=65535, fmt='pcap'):
+        self.name, self.desc, self.fmt = name, desc, fmt
         self.cap = Capture(linktype, snaplen)
         self.flows = []
         self.events = []
         # milestones and TCP events any capture may show
         self.allowed = {'start', 'out_of_order', 'retransmit', 'overlap'}
-        self.runs = []
+        self.runs = [run(0)]
         self.ift = []
         self.tcpopt = []
         self.ipoib = []
         self.startups = []
         self.tshark = None
-        self.fmt = 'pcap'
 
-    def conn(self, **kw):
+    def conn(self, syn_opts=b'', **kw):
         c = Conn(self.cap, **kw)
-        c.handshake()
+        c.handshake(syn_opts)
         return c
+
+    def event(self, flow, d, kind, **kw):
+        self.events.append(dict(kw, flow=flow, dir=d, kind=kind))
 
     def mpa_start(self, c, m_c2s=True, m_s2c=True, crc_c=True, crc_s=True, pd_c=b'', pd_s=b'',
                   rfc_s2c=False):
         """RFC 5044 request (client) and reply (server). The client's M asks
         for markers towards it (s2c), the server's towards it (c2s); CRC
         when either side sets C."""
-        fl = len(self.flows) + 1
-        p = c.send('c2s', startup('request', m_s2c, crc_c, pd=pd_c))
-        self.startups.append({'flow': fl, 'dir': 'c2s', 'pkt': p, 'offset': 0, 'kind': 'request',
-                              'markers': m_s2c, 'crc': crc_c, 'reject': False, 'rev': 1, 'pd_len': len(pd_c)})
-        p = c.send('s2c', startup('reply', m_c2s, crc_s, pd=pd_s))
-        self.startups.append({'flow': fl, 'dir': 's2c', 'pkt': p, 'offset': 0, 'kind': 'reply',
-                              'markers': m_c2s, 'crc': crc_s, 'reject': False, 'rev': 1, 'pd_len': len(pd_s)})
+        for d, kind, m, crc, pd in (('c2s', 'request', m_s2c, crc_c, pd_c), ('s2c', 'reply', m_c2s, crc_s, pd_s)):
+            p = c.send(d, startup(kind, m, crc, pd=pd))
+            self.startups.append({'flow': len(self.flows) + 1, 'dir': d, 'pkt': p, 'offset': 0, 'kind': kind,
+                                  'markers': m, 'crc': crc, 'reject': False, 'rev': 1, 'pd_len': len(pd)})
         crc = crc_c or crc_s
         tx = {'c2s': MpaTx(m_c2s, crc), 's2c': MpaTx(m_s2c, crc, rfc_s2c)}
         base = {'c2s': 20 + len(pd_c), 's2c': 20 + len(pd_s)}
         return tx, base
 
-    def mpa_flow(self, c, tx, base, shown=None):
-        flow = {'flow': len(self.flows) + 1, 'client': c.client, 'server': c.server, 'framing': 'mpa'}
+    def mpa_flow(self, c, tx, base):
+        fl = len(self.flows) + 1
+        flow = {'flow': fl, 'client': c.client, 'server': c.server, 'framing': 'mpa'}
         for d in DIRS:
-            recs, summ = mpa_expect(c, d, tx[d], base[d], (shown or {}).get(d))
+            recs, summ = mpa_expect(c, d, tx[d], base[d])
             g = gaps_of(c, d)
             summ['gaps'] = len(g)
             summ['gap_octets'] = sum(n for _, n in g)
-            fe = None
+            errs = []  # (code, offset): marker errors, then the CRC, FPDU by FPDU
             for r in recs:
-                for x in r.get('markers', []):
-                    if not x['ok'] and fe is None:
-                        fe = {'code': 3, 'offset': base[d] + x['pos']}
-                if r['crc'] == 'bad' and fe is None:
-                    fe = {'code': 2, 'offset': r['offset']}
-            summ['first_error'] = fe
-            flow[d] = {'fpdu': recs, 'summary': summ, 'mode': {'markers': tx[d].markers, 'crc': tx[d].crc}}
-            for r in recs:
+                bad_m = [x for x in r.get('markers', []) if not x['ok']]
+                errs += [(3, base[d] + x['pos']) for x in bad_m] + [(2, r['offset'])] * (r['crc'] == 'bad')
                 if r['crc'] == 'bad':
-                    self.events.append({'flow': flow['flow'], 'dir': d, 'kind': 'crc', 'code': 2,
-                                        'offset': r['offset']})
-                for x in r.get('markers', []):
-                    if not x['ok']:
-                        self.events.append({'flow': flow['flow'], 'dir': d, 'kind': 'marker', 'code': 3,
-                                            'offset': base[d] + x['pos'], 'seq': x['seq'], 'pkt': x['pkt']})
+                    self.event(fl, d, 'crc', code=2, offset=r['offset'])
+                for x in bad_m:
+                    self.event(fl, d, 'marker', code=3, offset=base[d] + x['pos'], seq=x['seq'], pkt=x['pkt'])
+            summ['first_error'] = {'code': errs[0][0], 'offset': errs[0][1]} if errs else None
+            flow[d] = {'fpdu': recs, 'summary': summ, 'mode': {'markers': tx[d].markers, 'crc': tx[d].crc}}
             for (o, n) in g:
-                self.events.append({'flow': flow['flow'], 'dir': d, 'kind': 'gap', 'offset': o, 'len': n})
+                self.event(fl, d, 'gap', offset=o, len=n)
             if any(r['resync'] for r in recs):
-                self.events.append({'flow': flow['flow'], 'dir': d, 'kind': 'resync'})
+                self.event(fl, d, 'resync')
                 self.allowed.add('sync_lost')
         self.flows.append(flow)
         return flow
@@ -567,313 +566,148 @@ class Scenario:
             f.write(data)
 
 
-def send_fpdus(sc, c, d, tx, sizes, rnd, msn0=1, per_seg=None, **kw):
-    """Builds FPDUs of the given ULPDU lengths and sends them, one per
-    segment unless per_seg groups them: [2, 1, 3] = 2 FPDUs in the first
-    segment, 1 in the next ..."""
-    wires = [tx.fpdu(send_ulpdu(msn0 + i, n, rnd), **kw) for i, n in enumerate(sizes)]
-    groups = per_seg or [1] * len(wires)
-    assert sum(groups) == len(wires)
-    i = 0
-    for g in groups:
-        c.send(d, b''.join(wires[i:i + g]))
-        i += g
-    return wires
+# ---------------------------------------------------------------- MPA sessions
+
+
+def F(d, *sizes, seg=None, **kw):
+    """A plan step (a function of the Session): FPDUs with these ULPDU
+    lengths from d, one a segment unless seg groups them ([2, 1]: two in
+    the first segment, one in the next); kw goes to MpaTx.fpdu. A length
+    (lo, pred) is the smallest from lo whose FPDU satisfies pred(start,
+    end, CRC start)."""
+    return lambda s: s.send(d, sizes, seg, **kw)
+
+
+class Session:
+    """One MPA connection of a scenario: the handshake (syn_opts on SYN and
+    SYN-ACK), prelude octets ({dir: octets}), the RFC 5044 frames (start:
+    options of Scenario.mpa_start; False: none, markers and CRC from the
+    first octet after the prelude), the two senders and the ULPDU octets'
+    random source."""
+
+    def __init__(self, sc, seed, conn=None, syn_opts=b'', prelude=None, start=None):
+        self.sc, self.rnd = sc, Rand(seed)
+        self.c = sc.conn(syn_opts, **(conn or {}))
+        prelude = prelude or {}
+        for d, data in prelude.items():
+            self.c.send(d, data)
+        if start is False:
+            self.tx = {d: MpaTx(True, True) for d in DIRS}
+            self.base = {d: len(prelude.get(d, b'')) for d in DIRS}
+        else:
+            self.tx, self.base = sc.mpa_start(self.c, **(start or {}))
+
+    def fpdus(self, d, sizes, **kw):
+        """Builds FPDUs (DDP Sends numbered on from the last) without sending."""
+        t, out = self.tx[d], []
+        for n in sizes:
+            if isinstance(n, tuple):
+                n = ulen_where(t, n[1], lo=n[0])
+            out.append(t.fpdu(send_ulpdu(len(t.fpdus) + 1, n, self.rnd), **kw))
+        return out
+
+    def send(self, d, sizes, seg=None, opts=b'', **kw):
+        wires = self.fpdus(d, sizes, **kw)
+        groups = seg or [1] * len(wires)
+        assert sum(groups) == len(wires)
+        for k, g in enumerate(groups):
+            self.c.send(d, b''.join(wires[sum(groups[:k]):sum(groups[:k + 1])]), opts=opts)
+        return wires
+
+    def write(self, d, sizes):
+        """Builds FPDUs and writes them to d's stream unsent: their stream
+        offsets, then the end of the stream (for Conn.cut)."""
+        o = [self.c.write(d, w) for w in self.fpdus(d, sizes)]
+        return o + [len(self.c.stream[d])]
+
+    def finish(self, close=True):
+        if close:
+            self.c.close()
+        return self.sc.mpa_flow(self.c, self.tx, self.base)
+
+
+def planned(name, desc, seed, plan, runs=None, cap=None, close=True, events=(), **sess):
+    """A capture of one MPA session: plan's steps (functions of the
+    Session, e.g. F), then closed. runs: its `ddpwire dump` runs, or a
+    function of the Session giving them; events: (dir, kind) that the
+    expectations do not work out."""
+    sc = Scenario(name, desc, **(cap or {}))
+    s = Session(sc, seed, **sess)
+    for step in plan:
+        step(s)
+    s.finish(close)
+    for d, kind in events:
+        sc.event(1, d, kind)
+    if runs is not None:
+        sc.runs = runs(s) if callable(runs) else runs
+    return sc
+
+
+CLEAN = [F('c2s', 42, 100, 1000), F('s2c', 480, 64), F('c2s', 18, 600, 333, 77), F('s2c', 1400, 19)]
+CLEAN_START = {'pd_c': b'ddpwire-pd!'}
+CLEAN_DESC = ('markers and CRC, FPDUs of varied sizes both ways, one per segment; 11 octets of private data '
+              'in the request (c2s MPA position 0 at offset 31)')
+AT_512K = [60, 61, 62, 63,
+           (18, lambda s, e, cs: e == 512),  # ends at 512, no marker inside
+           900,  # begins with the zero marker at 512, holds the one at 1024
+           (18, lambda s, e, cs: cs % 512 == 4 and cs - 4 > s),  # marker before CRC
+           (300, lambda s, e, cs: e % 512 == 0),  # ends at 512k again
+           40, 41]
+MODES = [F('c2s', 30, 600, 50, 1200, 19, seg=[2, 1, 1, 1]), F('s2c', 700, 40, 41, 42, seg=[1, 3])]
+# name, what it shows, markers c2s and s2c, C of the client and the server
+MODE_CAPS = [('09_nomarkers.pcap', 'no markers either way (both M = 0), CRC; some packed', False, False, True, True),
+             ('09_nocrc.pcap', 'no CRC (both C = 0: CRC fields zero); markers s2c only (the client asked for them)',
+              False, True, False, False),
+             ('09_plain.pcap', 'neither markers nor CRC', False, False, False, False),
+             ('09_crc_one_side.pcap', 'markers c2s only; only the server set C (CRC used both ways)',
+              True, False, False, True)]
+BANNER = b'DDPWIRE v1\r\n\0'
 
 
 # ---------------------------------------------------------------- captures
 
 
-def clean_session(sc, rnd, pd_c=b'ddpwire-pd!'):
-    c = sc.conn()
-    tx, base = sc.mpa_start(c, pd_c=pd_c)
-    send_fpdus(sc, c, 'c2s', tx['c2s'], [42, 100, 1000], rnd)
-    send_fpdus(sc, c, 's2c', tx['s2c'], [480, 64], rnd)
-    send_fpdus(sc, c, 'c2s', tx['c2s'], [18, 600, 333, 77], rnd, msn0=4)
-    send_fpdus(sc, c, 's2c', tx['s2c'], [1400, 19], rnd, msn0=3)
-    c.close()
-    sc.mpa_flow(c, tx, base)
-    return c, tx
-
-
-def s01_clean():
-    sc = Scenario('01_clean.pcap', 'markers and CRC, FPDUs of varied sizes both ways, one per segment; '
-                  '11 octets of private data in the request (c2s MPA position 0 at offset 31)')
-    clean_session(sc, Rand(1))
-    sc.runs = [{'args': [], 'exit': 0}, {'args': ['--framing', 'mpa'], 'exit': 0}]
-    return sc
-
-
-def s02_marker_between():
-    sc = Scenario('02_marker_between.pcap', 'FPDUs that end exactly at MPA position 512k: the next '
-                  'begins with a zero marker (and one long enough to hold another marker: FPDUPTR 512; '
-                  's2c uses the RFC 5044 reading, 508); a marker after the pad, before the CRC')
-    rnd = Rand(2)
-    c = sc.conn()
-    tx, base = sc.mpa_start(c, rfc_s2c=True)
-    for d in DIRS:
-        t = tx[d]
-        sizes = [60, 61, 62, 63]
-        t2 = MpaTx(t.markers, t.crc)
-        for n in sizes:
-            t2.pos = layout(t2.pos, n, True)[0]
-        sizes.append(ulen_where(t2, lambda s, e, cs: e == 512))  # ends at 512, no marker inside
-        t2.pos = 512
-        sizes.append(900)   # begins with the zero marker at 512, holds the one at 1024
-        t2.pos = layout(t2.pos, 900, True)[0]
-        sizes.append(ulen_where(t2, lambda s, e, cs: cs % 512 == 4 and cs - 4 > s))  # marker before CRC
-        t2.pos = layout(t2.pos, sizes[-1], True)[0]
-        sizes.append(ulen_where(t2, lambda s, e, cs: e % 512 == 0, lo=300))  # ends at 512k again
-        t2.pos = layout(t2.pos, sizes[-1], True)[0]
-        sizes += [40, 41]
-        send_fpdus(sc, c, d, t, sizes, rnd)
-    c.close()
-    sc.mpa_flow(c, tx, base)
-    sc.runs = [{'args': [], 'exit': 0}]
-    return sc
-
-
-def s03_three_segments():
-    sc = Scenario('03_span3.pcap', 'FPDUs spanning three segments: cut inside a marker, inside the '
-                  'ULPDU_Length field, inside the CRC')
-    rnd = Rand(3)
-    c = sc.conn()
-    tx, base = sc.mpa_start(c)
-    w = [tx['c2s'].fpdu(send_ulpdu(1, 100, rnd)), tx['c2s'].fpdu(send_ulpdu(2, 1400, rnd)),
-         tx['c2s'].fpdu(send_ulpdu(3, 50, rnd))]
-    c.send('c2s', w[0])
+def span3(s):
     # FPDU 1 starts at position 108; the marker at 512 is at wire index 404
-    c.send('c2s', w[1][:406])
-    c.send('c2s', w[1][406:1000])
-    c.send('c2s', w[1][1000:])
-    c.send('c2s', w[2])
+    o = s.write('c2s', [100, 1400, 50])
+    s.c.cut('c2s', [o[0], o[1], o[1] + 406, o[1] + 1000, o[2], o[3]])
     # s2c: the first FPDU cut after its marker and one octet of the length,
     # the next one inside its CRC
-    v = [tx['s2c'].fpdu(send_ulpdu(1, 700, rnd)), tx['s2c'].fpdu(send_ulpdu(2, 30, rnd))]
-    c.send('s2c', v[0][:5])
-    c.send('s2c', v[0][5:300])
-    c.send('s2c', v[0][300:])
-    c.send('s2c', v[1][:len(v[1]) - 2])
-    c.send('s2c', v[1][len(v[1]) - 2:])
-    c.close()
-    sc.mpa_flow(c, tx, base)
-    sc.runs = [{'args': [], 'exit': 0}]
-    return sc
+    o = s.write('s2c', [700, 30])
+    s.c.cut('s2c', [o[0], o[0] + 5, o[0] + 300, o[1], o[2] - 2, o[2]])
 
 
-def s04_seq_wrap():
-    # c2s: the wrap falls inside FPDU 0 (offset 699 of the stream, FPDU
-    # 0 spans offsets 20..1032); s2c: inside the marker at position 512
-    sc = Scenario('04_seqwrap.pcap', 'ISNs near 2^32: the sequence numbers wrap inside an FPDU (c2s) '
-                  'and inside a marker (s2c)')
-    rnd = Rand(4)
-    c = sc.conn(isn_c=(1 << 32) - 700, isn_s=(1 << 32) - 535)
-    tx, base = sc.mpa_start(c)
-    send_fpdus(sc, c, 'c2s', tx['c2s'], [1000, 200, 44], rnd)
-    send_fpdus(sc, c, 's2c', tx['s2c'], [300, 600, 20], rnd)
-    c.close()
-    sc.mpa_flow(c, tx, base)
-    sc.runs = [{'args': [], 'exit': 0}]
-    return sc
-
-
-def s05_retransmit():
-    sc = Scenario('05_retrans.pcap', 'retransmissions: old octets sent again cut differently and a '
-                  'duplicate; a segment lost before the capture point, the next held, the hole '
-                  'filled by a re-segmented retransmission that overlaps the held one')
-    rnd = Rand(5)
-    c = sc.conn()
-    tx, base = sc.mpa_start(c)
-    t = tx['c2s']
-    w = [t.fpdu(send_ulpdu(i + 1, n, rnd)) for i, n in enumerate([200, 300, 400, 250, 90])]
-    o = [c.write('c2s', x) for x in w]
-    c.seg('c2s', o[0], len(w[0]))
-    c.seg('c2s', o[1], len(w[1]))
+def retransmit(s):
+    o = s.write('c2s', [200, 300, 400, 250, 90])
+    s.c.cut('c2s', o[:3])
     # the same octets again, cut differently, then one segment again
-    c.seg('c2s', o[0], 100)
-    c.seg('c2s', o[0] + 100, len(w[0]) - 100 + 60)
-    c.seg('c2s', o[1] + 60, len(w[1]) - 60)
-    c.seg('c2s', o[1], len(w[1]))
+    s.c.cut('c2s', [o[0], o[0] + 100, o[1] + 60, o[2]])
+    s.c.cut('c2s', o[1:3])
     # FPDU 2 lost upstream, FPDU 3 captured (held), then the hole refilled
-    c.seg('c2s', o[2], len(w[2]), capture=False)
-    c.seg('c2s', o[3], len(w[3]))
-    c.seg('c2s', o[2], 150)
-    c.seg('c2s', o[2] + 150, len(w[2]) - 150 + 60)
-    c.seg('c2s', o[2] + 150, len(w[2]) - 150 + 60)
-    c.seg('c2s', o[4], len(w[4]))
-    send_fpdus(sc, c, 's2c', tx['s2c'], [100, 200], rnd)
-    c.close()
-    sc.mpa_flow(c, tx, base)
-    sc.events.append({'flow': 1, 'dir': 'c2s', 'kind': 'retransmit'})
-    sc.events.append({'flow': 1, 'dir': 'c2s', 'kind': 'overlap'})
-    sc.allowed |= {'out_of_order'}
-    sc.runs = [{'args': [], 'exit': 0}]
-    return sc
+    s.c.cut('c2s', o[2:5], lost=(0,))
+    s.c.cut('c2s', [o[2], o[2] + 150, o[3] + 60])
+    s.c.cut('c2s', [o[2] + 150, o[3] + 60])
+    s.c.cut('c2s', o[4:6])
 
 
-def s06_bad_crc():
-    sc = Scenario('06_badcrc.pcap', 'one octet of FPDU 2 (c2s) flipped after its CRC was computed')
-    rnd = Rand(6)
-    c = sc.conn()
-    tx, base = sc.mpa_start(c)
-    send_fpdus(sc, c, 'c2s', tx['c2s'], [100, 700], rnd)
-    c.send('c2s', tx['c2s'].fpdu(send_ulpdu(3, 300, rnd), corrupt_at=150))
-    send_fpdus(sc, c, 'c2s', tx['c2s'], [60, 800], rnd, msn0=4)
-    send_fpdus(sc, c, 's2c', tx['s2c'], [100, 200], rnd)
-    c.close()
-    sc.mpa_flow(c, tx, base)
-    sc.runs = [{'args': [], 'exit': 1}]
-    return sc
+def gap(s):
+    # FPDU 2: 904..1536, its marker at 1024 within the lost 200 octets
+    o = s.write('c2s', [300, 580, (250, lambda st, e, cs: e == 1536), 100, 900, 30])
+    assert o[2] - o[0] == 904 and s.tx['c2s'].fpdus[3]['pos'] % 512 == 0
+    s.c.cut('c2s', o[:3] + [o[2] + 200] + o[3:], lost=(2,))
 
 
-def s07_bad_fpduptr():
-    sc = Scenario('07_badptr.pcap', 'c2s: the marker at MPA position 512 says FPDUPTR+4 (CRC good); '
-                  's2c: a marker with the two reserved low bits of FPDUPTR set (must be ignored)')
-    rnd = Rand(7)
-    c = sc.conn()
-    tx, base = sc.mpa_start(c)
-    send_fpdus(sc, c, 'c2s', tx['c2s'], [300], rnd)
-    exp = 512 - tx['c2s'].pos
-    c.send('c2s', tx['c2s'].fpdu(send_ulpdu(2, 500, rnd), bad_ptr={512: exp + 4}))
-    send_fpdus(sc, c, 'c2s', tx['c2s'], [200, 100], rnd, msn0=3)
-    send_fpdus(sc, c, 's2c', tx['s2c'], [400], rnd)
-    exp = 512 - tx['s2c'].pos
-    c.send('s2c', tx['s2c'].fpdu(send_ulpdu(2, 400, rnd), bad_ptr={512: exp | 3}))
-    send_fpdus(sc, c, 's2c', tx['s2c'], [30], rnd, msn0=3)
-    c.close()
-    sc.mpa_flow(c, tx, base)
-    sc.runs = [{'args': [], 'exit': 1}]
-    return sc
-
-
-def s08_snaplen():
-    sc = Scenario('08_snaplen.pcap', 'snap length 128: the FPDUs of 40 octets fit, the others are cut '
-                  '(CRC missing)', snaplen=128)
-    rnd = Rand(8)
-    c = sc.conn()
-    tx, base = sc.mpa_start(c)
-    send_fpdus(sc, c, 'c2s', tx['c2s'], [40, 300, 40, 700, 40], rnd)
-    send_fpdus(sc, c, 's2c', tx['s2c'], [40, 40], rnd)
-    c.close()
-    sc.mpa_flow(c, tx, base)
-    sc.runs = [{'args': [], 'exit': 3}]
-    return sc
+def cut_short(s):
+    """FPDU 3 (c2s): only its first 100 octets sent, then the capture ends."""
+    s.c.send('c2s', s.fpdus('c2s', [600])[0][:100])
 
 
 def s08_cut():
-    sc = Scenario('08_cut.pcap', 'the capture ends inside an FPDU (c2s; its first 100 octets captured, '
-                  'no FIN)')
-    rnd = Rand(9)
-    c = sc.conn()
-    tx, base = sc.mpa_start(c)
-    send_fpdus(sc, c, 'c2s', tx['c2s'], [100, 200], rnd)
-    send_fpdus(sc, c, 's2c', tx['s2c'], [100], rnd)
-    w = tx['c2s'].fpdu(send_ulpdu(3, 600, rnd))
-    c.send('c2s', w[:100])
-    fl = sc.mpa_flow(c, tx, base)
-    del fl['c2s']['summary']['first_error']  # an MPA error 1 or none: DUMP.md does not say
-    sc.events.append({'flow': 1, 'dir': 'c2s', 'kind': 'truncated'})
-    sc.runs = [{'args': [], 'exit': 3}]
+    sc = planned('08_cut.pcap', 'the capture ends inside an FPDU (c2s; its first 100 octets captured, no FIN)',
+                 9, [F('c2s', 100, 200), F('s2c', 100), cut_short], runs=[run(3)], close=False,
+                 events=[('c2s', 'truncated')])
+    del sc.flows[0]['c2s']['summary']['first_error']  # an MPA error 1 or none: DUMP.md does not say
     return sc
-
-
-def s09_packed():
-    sc = Scenario('09_packed.pcap', 'packing: several whole FPDUs per segment (markers and CRC)')
-    rnd = Rand(10)
-    c = sc.conn()
-    tx, base = sc.mpa_start(c)
-    send_fpdus(sc, c, 'c2s', tx['c2s'], [30, 40, 50, 300, 60, 70, 800, 20, 22], rnd, per_seg=[3, 1, 2, 1, 2])
-    send_fpdus(sc, c, 's2c', tx['s2c'], [100, 100, 100, 100], rnd, per_seg=[1, 3])
-    c.close()
-    sc.mpa_flow(c, tx, base)
-    sc.runs = [{'args': [], 'exit': 0}]
-    return sc
-
-
-def s09_modes(name, desc, m_c2s, m_s2c, crc_c, crc_s, seed):
-    sc = Scenario(name, desc)
-    rnd = Rand(seed)
-    c = sc.conn()
-    tx, base = sc.mpa_start(c, m_c2s=m_c2s, m_s2c=m_s2c, crc_c=crc_c, crc_s=crc_s)
-    send_fpdus(sc, c, 'c2s', tx['c2s'], [30, 600, 50, 1200, 19], rnd, per_seg=[2, 1, 1, 1])
-    send_fpdus(sc, c, 's2c', tx['s2c'], [700, 40, 41, 42], rnd, per_seg=[1, 3])
-    c.close()
-    sc.mpa_flow(c, tx, base)
-    sc.runs = [{'args': [], 'exit': 0}]
-    return sc
-
-
-def s10_gap():
-    sc = Scenario('10_gap.pcap', 'c2s: the segment with the first 200 octets of FPDU 2 never captured '
-                  '(its header and the marker at 1024 lost); its tail is skipped and checking resumes '
-                  'at the zero marker at MPA position 1536, where FPDU 3 begins')
-    rnd = Rand(11)
-    c = sc.conn()
-    tx, base = sc.mpa_start(c)
-    t = tx['c2s']
-    w = [t.fpdu(send_ulpdu(1, 300, rnd)), t.fpdu(send_ulpdu(2, 580, rnd))]
-    # FPDU 2: 904..1536, its marker at 1024 within the lost 200 octets
-    assert t.pos == 904
-    u = ulen_where(t, lambda s, e, cs: e == 1536, lo=250)
-    w.append(t.fpdu(send_ulpdu(3, u, rnd)))
-    w.append(t.fpdu(send_ulpdu(4, 100, rnd)))
-    w.append(t.fpdu(send_ulpdu(5, 900, rnd)))
-    w.append(t.fpdu(send_ulpdu(6, 30, rnd)))
-    assert t.fpdus[3]['pos'] % 512 == 0
-    o = [c.write('c2s', x) for x in w]
-    for i in range(len(w)):
-        if i == 2:
-            c.seg('c2s', o[2], 200, capture=False)
-            c.seg('c2s', o[2] + 200, len(w[2]) - 200)
-        else:
-            c.seg('c2s', o[i], len(w[i]))
-    send_fpdus(sc, c, 's2c', tx['s2c'], [100, 300], rnd)
-    c.close()
-    sc.mpa_flow(c, tx, base)
-    sc.runs = [{'args': [], 'exit': 3}]
-    return sc
-
-
-def s11_nostart():
-    sc = Scenario('11_nostart.pcap', 'no start-up frames: MPA (markers, CRC) from the first data octet '
-                  'both ways')
-    rnd = Rand(12)
-    c = sc.conn()
-    tx = {d: MpaTx(True, True) for d in DIRS}
-    send_fpdus(sc, c, 'c2s', tx['c2s'], [100, 700, 30], rnd)
-    send_fpdus(sc, c, 's2c', tx['s2c'], [600, 44], rnd)
-    c.close()
-    sc.mpa_flow(c, tx, {'c2s': 0, 's2c': 0})
-    sc.runs = [{'args': [], 'exit': 0}, {'args': ['--mpa-start', '5000'], 'exit': 0}]
-    return sc
-
-
-def s11_prelude():
-    sc = Scenario('11_prelude.pcap', 'no start-up frames; the server sends a 13-octet banner before '
-                  'MPA (MPA position 0 at s2c offset 13), the client MPA from its first octet')
-    rnd = Rand(13)
-    c = sc.conn()
-    c.send('s2c', b'DDPWIRE v1\r\n\0')
-    tx = {d: MpaTx(True, True) for d in DIRS}
-    send_fpdus(sc, c, 'c2s', tx['c2s'], [100, 700, 30], rnd)
-    send_fpdus(sc, c, 's2c', tx['s2c'], [600, 44, 1000], rnd)
-    c.close()
-    sc.mpa_flow(c, tx, {'c2s': 0, 's2c': 13})
-    seq = seq_of(c, 's2c', 13)
-    sc.runs = [{'args': [], 'exit': 0}, {'args': ['--mpa-start', '5000:%d' % seq], 'exit': 0}]
-    return sc
-
-
-def s12_links():
-    out = []
-    for (name, lt, fmt) in (('12_sll2.pcap', 276, 'pcap'), ('12_raw.pcap', 101, 'pcap'),
-                            ('12_eth.pcapng', 1, 'pcapng')):
-        sc = Scenario(name, 'the clean session of 01 in link type %d (%s)' % (lt, fmt), linktype=lt)
-        sc.fmt = fmt
-        clean_session(sc, Rand(1))
-        sc.runs = [{'args': [], 'exit': 0}]
-        out.append(sc)
-    return out
 
 
 def s13_ift(bad):
@@ -892,17 +726,10 @@ def s13_ift(bad):
             frames[d].append((off, len(wire), hs, ps, hok, pok))
     # segments: c2s frames 0+1 together, frame 2 over three, 3+4 together
     f = frames['c2s']
-    c.seg('c2s', 0, f[1][0] + f[1][1])
-    c.seg('c2s', f[2][0], 700)
-    c.seg('c2s', f[2][0] + 700, 600)
-    c.seg('c2s', f[2][0] + 1300, f[2][1] - 1300 + f[3][1])
-    c.seg('c2s', f[4][0], f[4][1])
-    f = frames['s2c']
-    c.seg('s2c', 0, f[0][1] + 1000)
-    c.seg('s2c', f[1][0] + 1000, len(c.stream['s2c']) - f[1][0] - 1000)
+    c.cut('c2s', [0, f[2][0], f[2][0] + 700, f[2][0] + 1300, f[4][0], len(c.stream['c2s'])])
+    c.cut('s2c', [0, frames['s2c'][1][0] + 1000, len(c.stream['s2c'])])
     c.close()
-    flow = {'flow': 1, 'client': c.client, 'server': c.server, 'framing': 'ift'}
-    sc.flows.append(flow)
+    sc.flows.append({'flow': 1, 'client': c.client, 'server': c.server, 'framing': 'ift'})
     for d in DIRS:
         m = c.first_map(d)
         for i, (off, n, hs, ps, hok, pok) in enumerate(frames[d]):
@@ -912,8 +739,8 @@ def s13_ift(bad):
                            'header_crc': 'good' if hok else 'bad', 'payload_crc': 'good' if pok else 'bad',
                            'first_pkt': pk[0], 'last_pkt': pk[-1], 'segments': len(set(pk))})
             if not pok:
-                sc.events.append({'flow': 1, 'dir': d, 'kind': 'payload_crc'})
-    sc.runs = [{'args': [], 'exit': 1 if bad else 0}, {'args': ['--framing', 'ift'], 'exit': 1 if bad else 0}]
+                sc.event(1, d, 'payload_crc')
+    sc.runs = [run(int(bad)), run(int(bad), '--framing', 'ift')]
     return sc
 
 
@@ -922,39 +749,30 @@ def s14_tcpopt(bad):
     sc = Scenario(name, 'TCP RDMA options (kind 25): length 2 on SYN and SYN-ACK, length 20 on the '
                   's2c data segments, a kind-25 option of length 26 (not ours: ignored)' +
                   ('; the last length-20 option describes data past the end of its segment' if bad else ''))
-    rnd = Rand(15)
-    c = Conn(sc.cap)
-    neg = bytes([25, 2, 1, 1])
-    c._pkt('c2s', c.isn['c2s'], SYN, opts=neg)
-    c._pkt('s2c', c.isn['s2c'], SYN | ACK, opts=neg)
-    c._pkt('c2s', c.isn['c2s'] + 1, ACK)
+    s = Session(sc, 15, syn_opts=bytes([25, 2, 1, 1]))
     for p, d in ((1, 'c2s'), (2, 's2c')):
         sc.tcpopt.append({'pkt': p, 'flow': 1, 'dir': d, 'len': 2, 'valid': True})
-    tx, base = sc.mpa_start(c)
-    send_fpdus(sc, c, 'c2s', tx['c2s'], [100], rnd)
+    s.send('c2s', [100])
     # s2c: 3 FPDUs of one transfer (RID 42); data = the ULPDU after the
     # 18-octet DDP header (no marker inside these FPDUs but the leading one)
     sizes = [218, 218, 54]
     total = sum(n - 18 for n in sizes)
     boff = 0
     for i, n in enumerate(sizes):
-        t = tx['s2c']
+        t = s.tx['s2c']
         lead = 4 if t.pos % 512 == 0 else 0
-        w = t.fpdu(send_ulpdu(i + 1, n, rnd))
+        w = s.fpdus('s2c', [n])[0]
         assert len(t.fpdus[-1]['markers']) == (1 if lead else 0)
         dl = n - 18 + (64 if bad and i == 2 else 0)
-        opt = tcpopt(i == 0, False, 42, boff, lead + 2 + 18, dl, total)
-        p = c.send('s2c', w, opts=opt)
+        p = s.c.send('s2c', w, opts=tcpopt(i == 0, False, 42, boff, lead + 2 + 18, dl, total))
         sc.tcpopt.append({'pkt': p, 'flow': 1, 'dir': 's2c', 'len': 20, 'a': i == 0, 'u': False, 'rid': 42,
                           'buffer_offset': boff, 'data_offset': lead + 20, 'data_length': dl,
                           'total_length': total, 'valid': not (bad and i == 2)})
         boff += n - 18
     # kind 25, length 26: someone else's option
-    other = bytes([25, 26]) + rnd.bytes(24) + bytes([1, 1])
-    c.send('c2s', tx['c2s'].fpdu(send_ulpdu(2, 60, rnd)), opts=other)
-    c.close()
-    sc.mpa_flow(c, tx, base)
-    sc.runs = [{'args': [], 'exit': 1 if bad else 0}]
+    s.send('c2s', [60], opts=bytes([25, 26]) + s.rnd.bytes(24) + bytes([1, 1]))
+    s.finish()
+    sc.runs = [run(int(bad))]
     return sc
 
 
@@ -969,38 +787,70 @@ def s15_ipoib():
     def hw(x):
         return bytes([x[0]]) + x[1].to_bytes(3, 'big') + x[2].packed
 
-    def arp(op, s, t):
-        return struct.pack('>HHBBH', 32, 0x0800, 20, 4, op) + hw(s) + \
-            ipaddress.IPv4Address(s[3]).packed + hw(t) + ipaddress.IPv4Address(t[3]).packed
-    bgid = ipaddress.IPv6Address('ff12:401b:ffff::ffff:ffff')
-    grh = bytes([0x60, 0, 0, 0, 0]) + a[1].to_bytes(3, 'big') + a[2].packed + bgid.packed
-    sc.cap.add(grh + b'\x08\x06\x00\x00' + arp(1, a, zero))
-    uni = bytes(20) + bytes([0]) + a[1].to_bytes(3, 'big') + a[2].packed
-    sc.cap.add(uni + b'\x08\x06\x00\x00' + arp(2, b, a))
-
     def side(x):
         return {'flags': x[0], 'qpn': x[1], 'gid': str(x[2])}
-    sc.ipoib = [{'pkt': 1, 'ethertype': 0x0806, 'arp': {'op': 1, 'sender': side(a), 'sender_ip': a[3],
-                                                        'target': side(zero), 'target_ip': zero[3]}},
-                {'pkt': 2, 'ethertype': 0x0806, 'arp': {'op': 2, 'sender': side(b), 'sender_ip': b[3],
-                                                        'target': side(a), 'target_ip': a[3]}}]
-    sc.runs = [{'args': [], 'exit': 0}]
+    bgid = ipaddress.IPv6Address('ff12:401b:ffff::ffff:ffff')
+    grh = bytes([0x60, 0, 0, 0, 0]) + a[1].to_bytes(3, 'big') + a[2].packed + bgid.packed
+    uni = bytes(20) + bytes([0]) + a[1].to_bytes(3, 'big') + a[2].packed
+    for pkt, (ph, op, s, t) in enumerate(((grh, 1, a, zero), (uni, 2, b, a)), 1):
+        arp = struct.pack('>HHBBH', 32, 0x0800, 20, 4, op) + hw(s) + \
+            ipaddress.IPv4Address(s[3]).packed + hw(t) + ipaddress.IPv4Address(t[3]).packed
+        sc.cap.add(ph + b'\x08\x06\x00\x00' + arp)
+        sc.ipoib.append({'pkt': pkt, 'ethertype': 0x0806, 'arp': {'op': op, 'sender': side(s), 'sender_ip': s[3],
+                                                                  'target': side(t), 'target_ip': t[3]}})
     return sc
 
 
 def scenarios():
-    out = [s01_clean(), s02_marker_between(), s03_three_segments(), s04_seq_wrap(), s05_retransmit(),
-           s06_bad_crc(), s07_bad_fpduptr(), s08_snaplen(), s08_cut(), s09_packed(),
-           s09_modes('09_nomarkers.pcap', 'no markers either way (both M = 0), CRC; some packed', False, False,
-                     True, True, 16),
-           s09_modes('09_nocrc.pcap', 'no CRC (both C = 0: CRC fields zero); markers s2c only (the '
-                     'client asked for them)', False, True, False, False, 17),
-           s09_modes('09_plain.pcap', 'neither markers nor CRC', False, False,
-                     False, False, 18),
-           s09_modes('09_crc_one_side.pcap', 'markers c2s only; only the server set C (CRC used both ways)',
-                     True, False, False, True, 19),
-           s10_gap(), s11_nostart(), s11_prelude()]
-    out += s12_links()
+    out = [planned('01_clean.pcap', CLEAN_DESC, 1, CLEAN, runs=[run(0), run(0, '--framing', 'mpa')],
+                   start=CLEAN_START),
+           planned('02_marker_between.pcap', 'FPDUs that end exactly at MPA position 512k: the next begins '
+                   'with a zero marker (and one long enough to hold another marker: FPDUPTR 512; s2c uses the '
+                   'RFC 5044 reading, 508); a marker after the pad, before the CRC', 2,
+                   [F(d, *AT_512K) for d in DIRS], start={'rfc_s2c': True}),
+           planned('03_span3.pcap', 'FPDUs spanning three segments: cut inside a marker, inside the '
+                   'ULPDU_Length field, inside the CRC', 3, [span3]),
+           # c2s: the wrap falls inside FPDU 0 (offset 699 of the stream, FPDU
+           # 0 spans offsets 20..1032); s2c: inside the marker at position 512
+           planned('04_seqwrap.pcap', 'ISNs near 2^32: the sequence numbers wrap inside an FPDU (c2s) and '
+                   'inside a marker (s2c)', 4, [F('c2s', 1000, 200, 44), F('s2c', 300, 600, 20)],
+                   conn={'isn_c': (1 << 32) - 700, 'isn_s': (1 << 32) - 535}),
+           planned('05_retrans.pcap', 'retransmissions: old octets sent again cut differently and a '
+                   'duplicate; a segment lost before the capture point, the next held, the hole filled by a '
+                   're-segmented retransmission that overlaps the held one', 5, [retransmit, F('s2c', 100, 200)],
+                   events=[('c2s', 'retransmit'), ('c2s', 'overlap')]),
+           planned('06_badcrc.pcap', 'one octet of FPDU 2 (c2s) flipped after its CRC was computed', 6,
+                   [F('c2s', 100, 700), F('c2s', 300, corrupt_at=150), F('c2s', 60, 800), F('s2c', 100, 200)],
+                   runs=[run(1)]),
+           planned('07_badptr.pcap', 'c2s: the marker at MPA position 512 says FPDUPTR+4 (CRC good); s2c: a '
+                   'marker with the two reserved low bits of FPDUPTR set (must be ignored)', 7,
+                   [F('c2s', 300), F('c2s', 500, bad_ptr={512: lambda e: e + 4}), F('c2s', 200, 100),
+                    F('s2c', 400), F('s2c', 400, bad_ptr={512: lambda e: e | 3}), F('s2c', 30)], runs=[run(1)]),
+           planned('08_snaplen.pcap', 'snap length 128: the FPDUs of 40 octets fit, the others are cut (CRC '
+                   'missing)', 8, [F('c2s', 40, 300, 40, 700, 40), F('s2c', 40, 40)], runs=[run(3)],
+                   cap={'snaplen': 128}),
+           s08_cut(),
+           planned('09_packed.pcap', 'packing: several whole FPDUs per segment (markers and CRC)', 10,
+                   [F('c2s', 30, 40, 50, 300, 60, 70, 800, 20, 22, seg=[3, 1, 2, 1, 2]),
+                    F('s2c', 100, 100, 100, 100, seg=[1, 3])])]
+    for seed, (name, desc, m_c, m_s, crc_c, crc_s) in enumerate(MODE_CAPS, 16):
+        out.append(planned(name, desc, seed, MODES,
+                           start={'m_c2s': m_c, 'm_s2c': m_s, 'crc_c': crc_c, 'crc_s': crc_s}))
+    out += [planned('10_gap.pcap', 'c2s: the segment with the first 200 octets of FPDU 2 never captured (its '
+                    'header and the marker at 1024 lost); its tail is skipped and checking resumes at the zero '
+                    'marker at MPA position 1536, where FPDU 3 begins', 11, [gap, F('s2c', 100, 300)],
+                    runs=[run(3)]),
+            planned('11_nostart.pcap', 'no start-up frames: MPA (markers, CRC) from the first data octet both '
+                    'ways', 12, [F('c2s', 100, 700, 30), F('s2c', 600, 44)], start=False,
+                    runs=[run(0), run(0, '--mpa-start', '5000')]),
+            planned('11_prelude.pcap', 'no start-up frames; the server sends a 13-octet banner before MPA (MPA '
+                    'position 0 at s2c offset 13), the client MPA from its first octet', 13,
+                    [F('c2s', 100, 700, 30), F('s2c', 600, 44, 1000)], start=False, prelude={'s2c': BANNER},
+                    runs=lambda s: [run(0), run(0, '--mpa-start', '5000:%d' % seq_of(s.c, 's2c', len(BANNER)))])]
+    for (name, lt, fmt) in (('12_sll2.pcap', 276, 'pcap'), ('12_raw.pcap', 101, 'pcap'),
+                            ('12_eth.pcapng', 1, 'pcapng')):
+        out.append(planned(name, 'the clean session of 01 in link type %d (%s)' % (lt, fmt), 1, CLEAN,
+                           start=CLEAN_START, cap={'linktype': lt, 'fmt': fmt}))
     out += [s13_ift(False), s13_ift(True), s14_tcpopt(False), s14_tcpopt(True), s15_ipoib()]
     return out
 

@@ -19,48 +19,13 @@ import ipaddress
 import json
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in tests/
+from wire_pcap import parse_tshark_v  # noqa: E402 (tests/, next to this file)
+
 DIRS = ('c2s', 's2c')
 
 
 # ---------------------------------------------------------------- tshark
-
-
-def parse_tshark_v(path):
-    """MPA PDUs in `tshark -V -O iwarp_mpa` text, in order:
-    (frame, source port, kind REQ/REP/FPDU, ULPDU length, CRC verdict,
-    [FPDU back pointers])."""
-    import re
-    out, frame, sport, cur = [], 0, 0, None
-    for line in open(path, errors='replace'):
-        m = re.match(r'Frame (\d+):', line)
-        if m:
-            frame, cur = int(m.group(1)), None
-            continue
-        m = re.match(r'Transmission Control Protocol, Src Port: (\d+)', line)
-        if m:
-            sport = int(m.group(1))
-            continue
-        t = line.strip()
-        if line.startswith('    ') and not line.startswith('     '):
-            if t in ('Request frame header', 'Reply frame header', 'FPDU'):
-                kind = {'Request frame header': 'REQ', 'Reply frame header': 'REP'}.get(t, 'FPDU')
-                cur = [frame, sport, kind, None, None, []]
-                out.append(cur)
-            continue
-        if cur is None:
-            continue
-        m = re.match(r'ULPDU length: (\d+) byte', t)
-        if m:
-            cur[3] = int(m.group(1))
-        elif t.startswith('CRC check:'):
-            cur[4] = 'good' if 'Good CRC32' in t else 'bad' if 'Bad CRC32' in t else '?'
-        elif t.startswith('CRC:'):
-            cur[4] = 'off'
-        else:
-            m = re.match(r'FPDU back pointer: (\d+) byte', t)
-            if m:
-                cur[5].append(int(m.group(1)))
-    return out
 
 
 def tshark_limit(recs, markers, ts_markers):

@@ -298,38 +298,40 @@ def cmd_align(a):
 
 
 def parse_tshark_v(path):
-    """One entry per MPA PDU in `tshark -V -O iwarp_mpa` text:
-    [frame, kind, ulpdu length, verdict, [fpduptr...]]."""
+    """MPA PDUs in `tshark -V -O iwarp_mpa` text, in order: [frame, source
+    port, kind REQ/REP/FPDU, ULPDU length, CRC verdict good/bad/off, [FPDU
+    back pointers]] (dump_check.py reads it too)."""
     import re
-    out, frame, cur = [], 0, None
+    out, frame, sport, cur = [], 0, 0, None
     for line in open(path, errors='replace'):
         m = re.match(r'Frame (\d+):', line)
         if m:
             frame, cur = int(m.group(1)), None
             continue
+        m = re.match(r'Transmission Control Protocol, Src Port: (\d+)', line)
+        if m:
+            sport = int(m.group(1))
+            continue
         t = line.strip()
         if line.startswith('    ') and not line.startswith('     '):
-            if t == 'Request frame header':
-                out.append([frame, 'REQ', None, None, []]); cur = None
-            elif t == 'Reply frame header':
-                out.append([frame, 'REP', None, None, []]); cur = None
-            elif t == 'FPDU':
-                cur = [frame, 'FPDU', None, None, []]
+            if t in ('Request frame header', 'Reply frame header', 'FPDU'):
+                kind = {'Request frame header': 'REQ', 'Reply frame header': 'REP'}.get(t, 'FPDU')
+                cur = [frame, sport, kind, None, None, []]
                 out.append(cur)
             continue
         if cur is None:
             continue
         m = re.match(r'ULPDU length: (\d+) byte', t)
         if m:
-            cur[2] = int(m.group(1))
+            cur[3] = int(m.group(1))
         elif t.startswith('CRC check:'):
-            cur[3] = 'good' if 'Good CRC32' in t else 'bad' if 'Bad CRC32' in t else '?'
+            cur[4] = 'good' if 'Good CRC32' in t else 'bad' if 'Bad CRC32' in t else '?'
         elif t.startswith('CRC:'):
-            cur[3] = 'none'
+            cur[4] = 'off'
         else:
             m = re.match(r'FPDU back pointer: (\d+) byte', t)
             if m:
-                cur[4].append(int(m.group(1)))
+                cur[5].append(int(m.group(1)))
     return out
 
 
@@ -353,7 +355,7 @@ def cmd_tshark(a):
     markers = a[3] == '1'
     fpdus = walk(stream, markers)
     k = tshark_break(fpdus, markers)
-    f = [e for e in ents if e[1] == 'FPDU']
+    f = [e for e in ents if e[2] == 'FPDU']
     match = 0
     for (e, (s, end, l)) in zip(f, fpdus):
         # markers inside this FPDU (a leading one included) and the FPDUPTR
@@ -361,7 +363,7 @@ def cmd_tshark(a):
         # distance back to the FPDU's first octet)
         first = s if s % 512 == 0 else s + 512 - s % 512
         want = [m - s for m in range(first, end, 512)] if markers else []
-        if e[2] != l or e[4] != want:
+        if e[3] != l or e[5] != want:
             break
         match += 1
     head, tail = f[:k], f[k:]
@@ -369,23 +371,23 @@ def cmd_tshark(a):
     def hist(es):
         h = {}
         for e in es:
-            h[e[2]] = h.get(e[2], 0) + 1
+            h[e[3]] = h.get(e[3], 0) + 1
         return ','.join('%s:%d' % kv for kv in sorted(h.items(), key=lambda kv: kv[0] or 0))
-    hb = [i for i, e in enumerate(head) if e[3] == 'bad']
-    print('req=%d' % sum(1 for e in ents if e[1] == 'REQ'))
-    print('rep=%d' % sum(1 for e in ents if e[1] == 'REP'))
+    hb = [i for i, e in enumerate(head) if e[4] == 'bad']
+    print('req=%d' % sum(1 for e in ents if e[2] == 'REQ'))
+    print('rep=%d' % sum(1 for e in ents if e[2] == 'REP'))
     print('fpdus=%d' % len(fpdus))
     print('decoded=%d' % len(f))
     print('break=%d' % k)
     print('match=%d' % match)
-    print('head_good=%d' % sum(1 for e in head if e[3] == 'good'))
+    print('head_good=%d' % sum(1 for e in head if e[4] == 'good'))
     print('head_bad=%d' % len(hb))
     print('head_bad_frames=%s' % ','.join(str(head[i][0]) for i in hb))
     print('head_bad_fpdus=%s' % ','.join(str(fpdus[i][0]) for i in hb))
     print('head_lengths=%s' % hist(head))
     print('tail_decoded=%d' % len(tail))
-    print('tail_good=%d' % sum(1 for e in tail if e[3] == 'good'))
-    print('tail_bad=%d' % sum(1 for e in tail if e[3] == 'bad'))
+    print('tail_good=%d' % sum(1 for e in tail if e[4] == 'good'))
+    print('tail_bad=%d' % sum(1 for e in tail if e[4] == 'bad'))
     print('tail_lengths=%s' % hist(tail))
 
 
