@@ -38,12 +38,10 @@ int dw_ift_check_new(dw_ift_check **pc, const dw_ift_check_settings *settings,
     dw_ift_check *c = calloc(1, sizeof *c);
     if (!c)
         return DW_ERR_NOMEM;
-    c->cap = DW_IFT_SIZES_LEN + settings->max_header + DW_IFT_CRC_LEN + DW_IC_CP +
-             DW_IC_WINDOW;
-    c->buf = malloc(c->cap);
-    c->cp = malloc((c->cap / DW_IC_CP + 2) * sizeof *c->cp);
-    c->desc = malloc(DW_IC_DESC_CAP * sizeof *c->desc);
-    if (!c->buf || !c->cp || !c->desc) {
+    size_t cap = DW_IFT_SIZES_LEN + settings->max_header + DW_IFT_CRC_LEN + DW_IC_CP +
+                 DW_IC_WINDOW;
+    c->cp = malloc((cap / DW_IC_CP + 2) * sizeof *c->cp);
+    if (dw_cc_buf_alloc(&c->b, cap, DW_IC_DESC_CAP) || !c->cp) {
         dw_ift_check_del(c);
         return DW_ERR_NOMEM;
     }
@@ -52,7 +50,8 @@ int dw_ift_check_new(dw_ift_check **pc, const dw_ift_check_settings *settings,
         c->cb = *callbacks;
     c->user = user_data;
     c->state = DW_IC_HEAD; /* a frame at offset 0 */
-    c->st.first_error = DW_IFT_ERR_NONE;
+    dw_cc_rec_bind(&c->tr, &c->rec.first_pkt, &c->rec.last_pkt, &c->rec.segments,
+                   &c->rec.aligned, &c->rec.packed);
     dw_ic_tables(c);
     dw_ic_buf_reset(c, 0);
     *pc = c;
@@ -63,27 +62,22 @@ void dw_ift_check_del(dw_ift_check *c)
 {
     if (!c)
         return;
-    free(c->buf);
+    dw_cc_buf_free(&c->b);
     free(c->cp);
-    free(c->desc);
     free(c);
 }
 
 void dw_ic_emit(dw_ift_check *c, dw_ift_check_event_kind kind, dw_ift_error code,
                 uint64_t off, uint64_t pkt, uint64_t len)
 {
-    if (code != DW_IFT_ERR_NONE && c->st.first_error == DW_IFT_ERR_NONE) {
-        c->st.first_error = code;
-        c->st.first_error_offset = off;
-        c->st.first_error_pkt = pkt;
-    }
+    dw_cc_error(&c->in, (int)code, off, pkt);
     if (!c->cb.on_event)
         return;
-    uint32_t seq = c->have_seq0 ? c->seq0 + (uint32_t)off : 0;
+    uint32_t seq = dw_cc_seq(&c->in, off, 0);
     dw_ift_check_event ev = {kind, code, off, seq, pkt, len, c->detail};
-    c->in_cb++;
+    c->in.in_cb++;
     c->cb.on_event(c, &ev, c->user);
-    c->in_cb--;
+    c->in.in_cb--;
 }
 
 static void lose(dw_ift_check *c, uint64_t off, uint64_t pkt, const char *why)
@@ -92,67 +86,33 @@ static void lose(dw_ift_check *c, uint64_t off, uint64_t pkt, const char *why)
     dw_ic_emit(c, DW_IFT_CHECK_EV_SYNC_LOST, DW_IFT_ERR_NONE, off, pkt, 0);
     c->state = DW_IC_SEARCH;
     c->searched = c->lost_skipped = 0;
-    c->have_prev = 0;
+    c->tr.have_prev = 0;
 }
 
 /* ------------------------------------------------------------------ */
 /* Frame records and segments                                          */
 /* ------------------------------------------------------------------ */
 
-/* The frame being read touches segment pkt (start: its first octet). */
-static void seg_note(dw_ift_check *c, uint64_t pkt, int start)
-{
-    if (!c->seg_valid || c->seg_pkt != pkt) {
-        c->seg_valid = 1;
-        c->seg_pkt = pkt;
-        c->seg_nframe = 0;
-        c->seg_last_frame = UINT64_MAX;
-        c->seg_has_start = c->seg_counted = 0;
-    }
-    if (c->seg_last_frame != c->rec.index) {
-        c->seg_last_frame = c->rec.index;
-        c->seg_nframe++;
-    }
-    if (start && !c->seg_has_start) {
-        c->seg_has_start = 1;
-        c->st.seg_with_start++;
-    }
-    if (c->seg_has_start && c->seg_nframe > 1 && !c->seg_counted) {
-        c->seg_counted = 1;
-        c->st.seg_packed++;
-    }
-}
-
-void dw_ic_rec_begin(dw_ift_check *c, const dw_ic_slice *s)
+static void rec_begin(dw_ift_check *c, const dw_cc_slice *s)
 {
     dw_ift_check_frame *r = &c->rec;
     memset(r, 0, sizeof *r);
     r->index = c->next_index;
     r->offset = s->off;
-    r->seq = c->have_seq0 ? c->seq0 + (uint32_t)s->off : s->seq;
+    r->seq = dw_cc_seq(&c->in, s->off, s->seq);
     r->header_crc = r->payload_crc = DW_IFT_CHECK_CRC_MISSING;
     r->resync = c->resync_next;
     c->resync_next = 0;
     c->in_frame = 1;
     if (!s->tagged)
         return;
-    r->first_pkt = r->last_pkt = s->pkt;
-    r->segments = 1;
-    r->aligned = s->seg_start;
-    r->packed = c->have_prev && c->prev_last_pkt == s->pkt;
-    seg_note(c, s->pkt, 1);
+    dw_cc_rec_begin(&c->tr, r->index, s->pkt, s->seg_start);
 }
 
-void dw_ic_rec_touch(dw_ift_check *c, const dw_ic_slice *s)
+void dw_ic_rec_touch(dw_ift_check *c, const dw_cc_slice *s)
 {
-    dw_ift_check_frame *r = &c->rec;
-    if (!s->tagged || (r->segments && r->last_pkt == s->pkt))
-        return;
-    if (!r->segments)
-        r->first_pkt = s->pkt;
-    r->last_pkt = s->pkt;
-    r->segments++;
-    seg_note(c, s->pkt, 0);
+    if (s->tagged)
+        dw_cc_rec_touch(&c->tr, c->rec.index, s->pkt);
 }
 
 static void count(dw_ift_check *c)
@@ -181,12 +141,11 @@ static void deliver(dw_ift_check *c, int more_in_seg)
     count(c);
     c->next_index++;
     c->in_frame = 0;
-    c->have_prev = r->segments != 0;
-    c->prev_last_pkt = r->last_pkt;
+    dw_cc_rec_done(&c->tr);
     if (c->cb.on_frame) {
-        c->in_cb++;
+        c->in.in_cb++;
         c->cb.on_frame(c, r, c->user);
-        c->in_cb--;
+        c->in.in_cb--;
     }
 }
 
@@ -194,13 +153,13 @@ static void deliver(dw_ift_check *c, int more_in_seg)
  * of its n buffered octets and keeps its first header octets. */
 static int rec_from_buf(dw_ift_check *c, size_t n)
 {
-    dw_ic_slice s;
-    dw_ic_piece_at(c, c->bstart, &s);
-    dw_ic_rec_begin(c, &s);
-    int more = dw_ic_span_tags(c, c->bstart, n);
+    dw_cc_slice s;
+    dw_cc_piece_at(&c->b, c->b.start, &s);
+    rec_begin(c, &s);
+    int more = dw_ic_span_tags(c, c->b.start, n);
     dw_ift_check_frame *r = &c->rec;
     if (n >= DW_IFT_SIZES_LEN) {
-        const uint8_t *p = c->buf + c->bstart;
+        const uint8_t *p = c->b.buf + c->b.start;
         r->header_size = (uint16_t)(p[0] << 8 | p[1]);
         r->payload_size = (uint16_t)(p[2] << 8 | p[3]);
         r->frame_len = DW_IFT_OVERHEAD + r->header_size + r->payload_size;
@@ -254,8 +213,8 @@ static void head_bad(dw_ift_check *c, const dw_ic_trial *t)
 /* IFT error 4: sizes over the limits (unverified, perhaps corrupted). */
 static void head_size(dw_ift_check *c, const dw_ic_trial *t)
 {
-    dw_ic_slice s;
-    dw_ic_piece_at(c, c->bstart, &s);
+    dw_cc_slice s;
+    dw_cc_piece_at(&c->b, c->b.start, &s);
     c->st.size_errors++;
     snprintf(c->detail, sizeof c->detail,
              "header_size %u (at most %zu), payload_size %u (at most %zu)", t->h,
@@ -270,7 +229,7 @@ static void head_size(dw_ift_check *c, const dw_ic_trial *t)
 static int head_step(dw_ift_check *c, int r, const dw_ic_trial *t)
 {
     if (r == DW_IC_T_MORE) {
-        c->need = t->need;
+        c->b.need = t->need;
         return 0;
     }
     if (r == DW_IC_T_OK)
@@ -287,7 +246,7 @@ static void give_up(dw_ift_check *c)
     snprintf(c->detail, sizeof c->detail, "no frame boundary within %llu octets",
              (unsigned long long)c->set.search_limit);
     dw_ic_emit(c, DW_IFT_CHECK_EV_NO_SYNC, DW_IFT_ERR_NONE,
-               c->buf_base + c->bstart, 0, c->searched);
+               c->b.base + c->b.start, 0, c->searched);
     c->state = DW_IC_DEAD;
 }
 
@@ -295,12 +254,12 @@ static void give_up(dw_ift_check *c)
 static int search_step(dw_ift_check *c, int r, const dw_ic_trial *t, int final)
 {
     if (r == DW_IC_T_MORE && !final) {
-        c->need = t->need;
+        c->b.need = t->need;
         return 0;
     }
     if (r == DW_IC_T_OK) {
-        dw_ic_slice s;
-        dw_ic_piece_at(c, c->bstart, &s);
+        dw_cc_slice s;
+        dw_cc_piece_at(&c->b, c->b.start, &s);
         snprintf(c->detail, sizeof c->detail,
                  "header CRC matches at offset %llu after %llu octets skipped",
                  (unsigned long long)s.off, (unsigned long long)c->lost_skipped);
@@ -326,22 +285,22 @@ void dw_ic_search_reject(dw_ift_check *c)
  * or the end (a search candidate that needs more is rejected). */
 void dw_ic_scan(dw_ift_check *c, int final)
 {
-    while (c->bstart < c->blen) {
+    while (c->b.start < c->b.len) {
         if (c->state == DW_IC_DEAD) {
-            dw_ic_buf_drop(c, c->blen - c->bstart, 1);
+            dw_ic_buf_drop(c, c->b.len - c->b.start, 1);
             return;
         }
         if (c->state == DW_IC_BODY) {
-            dw_ic_slice s;
-            size_t n = dw_ic_piece_at(c, c->bstart, &s);
-            dw_ic_buf_drop(c, dw_ic_body(c, c->buf + c->bstart, n, &s), 0);
+            dw_cc_slice s;
+            size_t n = dw_cc_piece_at(&c->b, c->b.start, &s);
+            dw_ic_buf_drop(c, dw_ic_body(c, c->b.buf + c->b.start, n, &s), 0);
             continue;
         }
-        if (!final && c->blen < c->need)
+        if (!final && c->b.len < c->b.need)
             return;
         dw_ic_trial t;
         int search = c->state == DW_IC_SEARCH;
-        int r = dw_ic_try(c, c->bstart, search, &t);
+        int r = dw_ic_try(c, c->b.start, search, &t);
         if (!(search ? search_step(c, r, &t, final) : head_step(c, r, &t)))
             return;
     }
@@ -374,7 +333,7 @@ static void body_end(dw_ift_check *c, int more_in_seg)
 /* Up to n octets of the frame's payload and payload CRC (in NULL: missing
  * from the capture, s NULL). Returns the octets used. */
 size_t dw_ic_body(dw_ift_check *c, const uint8_t *in, size_t n,
-                  const dw_ic_slice *s)
+                  const dw_cc_slice *s)
 {
     if (s)
         dw_ic_rec_touch(c, s);
@@ -397,55 +356,40 @@ size_t dw_ic_body(dw_ift_check *c, const uint8_t *in, size_t n,
 /* Feeding                                                             */
 /* ------------------------------------------------------------------ */
 
-static void feed(dw_ift_check *c, const uint8_t *p, size_t len, dw_ic_slice s)
+static void feed(dw_ift_check *c, const uint8_t *p, size_t len, dw_cc_slice s)
 {
     while (len) {
         size_t k;
         if (c->state == DW_IC_DEAD) {
             k = len;
             c->st.skipped_octets += k;
-            c->in_off += k;
-        } else if (c->state == DW_IC_BODY && c->bstart == c->blen) {
+            c->in.off += k;
+        } else if (c->state == DW_IC_BODY && c->b.start == c->b.len) {
             k = dw_ic_body(c, p, len, &s);
-            c->in_off += k;
+            c->in.off += k;
         } else {
             k = dw_ic_buf_put(c, p, len, &s);
-            c->in_off += k;
+            c->in.off += k;
             if (!k) /* segment pieces full: a candidate waited too long */
                 dw_ic_search_reject(c);
             dw_ic_scan(c, 0);
         }
         p += k;
         len -= k;
-        s.off += k;
-        s.seq += (uint32_t)k;
-        s.len -= (uint32_t)k;
-        s.seg_start = s.seg_start && !k;
+        dw_cc_slice_advance(&s, k);
     }
 }
 
 int dw_ift_check_data(dw_ift_check *c, const uint8_t *data, size_t len,
                       const dw_reasm_chunk *chunk)
 {
-    if (!c || (!data && len) || len > UINT32_MAX)
-        return DW_ERR_INVAL;
-    if (c->in_cb || c->ended)
-        return DW_ERR_STATE;
-    dw_ic_slice s = {c->in_off, 0, 0, (uint32_t)len, 0, 0, 0};
-    if (chunk) {
-        if (chunk->offset < c->in_off)
-            return DW_ERR_INVAL;
-        s = (dw_ic_slice){chunk->offset, chunk->pkt, chunk->seq, (uint32_t)len,
-                          chunk->seg_start != 0, chunk->seg_end != 0, 1};
-        c->seq0 = chunk->seq - (uint32_t)chunk->offset;
-        c->have_seq0 = 1;
-        if (chunk->offset > c->in_off) { /* an unreported hole */
-            dw_reasm_gap g = {c->in_off,
-                              chunk->seq - (uint32_t)(chunk->offset - c->in_off),
-                              chunk->offset - c->in_off, DW_REASM_GAP_LOST, chunk->pkt};
-            dw_ift_check_gap(c, &g);
-        }
-    }
+    dw_cc_slice s;
+    dw_reasm_gap hole;
+    int r = dw_cc_data_begin(c ? &c->in : NULL, data, len, chunk, &s, &hole);
+    if (r < 0)
+        return r;
+    if (r)
+        dw_ift_check_gap(c, &hole);
     if (len)
         feed(c, data, len, s);
     return 0;
@@ -455,7 +399,7 @@ int dw_ift_check_data(dw_ift_check *c, const uint8_t *data, size_t len,
  * (by a gap or the end): what is buffered of it. */
 static int rec_partial(dw_ift_check *c)
 {
-    return rec_from_buf(c, c->blen - c->bstart);
+    return rec_from_buf(c, c->b.len - c->b.start);
 }
 
 /* Missing octets inside a frame whose header was good: sync is kept if
@@ -465,19 +409,19 @@ static void body_gap(dw_ift_check *c, uint64_t len, uint64_t pkt)
     uint64_t k = len < c->body_left ? len : c->body_left;
     dw_ic_body(c, NULL, (size_t)k, NULL);
     if (len > k)
-        lose(c, c->in_off + k, pkt, "the next frame's header is missing: searching after the gap");
+        lose(c, c->in.off + k, pkt, "the next frame's header is missing: searching after the gap");
 }
 
 static void head_gap(dw_ift_check *c, uint64_t pkt)
 {
-    if (c->bstart < c->blen) {
+    if (c->b.start < c->b.len) {
         rec_partial(c);
-        dw_ic_buf_drop(c, c->blen - c->bstart, 0);
+        dw_ic_buf_drop(c, c->b.len - c->b.start, 0);
         deliver(c, 0);
-        lose(c, c->in_off, pkt, "part of a header is missing: searching after the gap");
+        lose(c, c->in.off, pkt, "part of a header is missing: searching after the gap");
         return;
     }
-    lose(c, c->in_off, pkt, "the next frame's header is missing: searching after the gap");
+    lose(c, c->in.off, pkt, "the next frame's header is missing: searching after the gap");
 }
 
 static void gap_apply(dw_ift_check *c, uint64_t len, uint64_t pkt)
@@ -489,31 +433,23 @@ static void gap_apply(dw_ift_check *c, uint64_t len, uint64_t pkt)
     else if (c->state == DW_IC_HEAD)
         head_gap(c, pkt);
     if (c->state != DW_IC_BODY)
-        dw_ic_buf_drop(c, c->blen - c->bstart, 1);
+        dw_ic_buf_drop(c, c->b.len - c->b.start, 1);
 }
 
 int dw_ift_check_gap(dw_ift_check *c, const dw_reasm_gap *g)
 {
-    if (!c || !g || g->offset + g->len < c->in_off)
-        return DW_ERR_INVAL;
-    if (c->in_cb || c->ended)
-        return DW_ERR_STATE;
-    uint64_t len = g->offset + g->len - c->in_off;
-    c->seq0 = g->seq - (uint32_t)g->offset;
-    c->have_seq0 = 1;
-    if (!len)
-        return 0;
+    uint64_t len = 0;
+    int r = dw_cc_gap_begin(c ? &c->in : NULL, g, &len, c ? c->detail : NULL,
+                            sizeof c->detail);
+    if (r <= 0)
+        return r;
     c->st.gaps++;
     c->st.gap_octets += len;
-    snprintf(c->detail, sizeof c->detail, "%llu octets %s",
-             (unsigned long long)len,
-             g->kind == DW_REASM_GAP_SNAPLEN ? "cut by the snap length"
-                                             : "missing from the capture");
-    dw_ic_emit(c, DW_IFT_CHECK_EV_GAP, DW_IFT_ERR_NONE, c->in_off, g->pkt, len);
+    dw_ic_emit(c, DW_IFT_CHECK_EV_GAP, DW_IFT_ERR_NONE, c->in.off, g->pkt, len);
     gap_apply(c, len, g->pkt);
-    c->in_off += len;
+    c->in.off += len;
     if (c->state != DW_IC_BODY)
-        dw_ic_buf_reset(c, c->in_off);
+        dw_ic_buf_reset(c, c->in.off);
     return 0;
 }
 
@@ -523,7 +459,7 @@ static void truncated(dw_ift_check *c)
     if (c->state == DW_IC_HEAD)
         rec_partial(c);
     dw_ift_check_frame *r = &c->rec;
-    uint64_t seen = c->in_off - r->offset;
+    uint64_t seen = c->in.off - r->offset;
     snprintf(c->detail, sizeof c->detail,
              "the stream ended %llu octets into a frame of %u",
              (unsigned long long)seen, (unsigned)r->frame_len);
@@ -536,31 +472,36 @@ int dw_ift_check_end(dw_ift_check *c)
 {
     if (!c)
         return DW_ERR_INVAL;
-    if (c->in_cb)
+    if (c->in.in_cb)
         return DW_ERR_STATE;
-    if (c->ended)
+    if (c->in.ended)
         return 0;
     if (c->state == DW_IC_HEAD || c->state == DW_IC_SEARCH)
         dw_ic_scan(c, 1);
-    if ((c->state == DW_IC_HEAD && c->bstart < c->blen) || c->state == DW_IC_BODY) {
+    if ((c->state == DW_IC_HEAD && c->b.start < c->b.len) || c->state == DW_IC_BODY) {
         truncated(c);
     } else if (c->state == DW_IC_SEARCH && c->lost_skipped) {
         snprintf(c->detail, sizeof c->detail,
                  "the stream ended %llu octets after the boundaries were lost, none found",
                  (unsigned long long)c->lost_skipped);
-        dw_ic_emit(c, DW_IFT_CHECK_EV_NO_SYNC, DW_IFT_ERR_NONE, c->in_off, 0,
+        dw_ic_emit(c, DW_IFT_CHECK_EV_NO_SYNC, DW_IFT_ERR_NONE, c->in.off, 0,
                    c->searched);
     }
-    dw_ic_buf_drop(c, c->blen - c->bstart, c->state != DW_IC_HEAD);
+    dw_ic_buf_drop(c, c->b.len - c->b.start, c->state != DW_IC_HEAD);
     c->end_sync = c->state == DW_IC_HEAD;
     c->state = DW_IC_DEAD;
-    c->ended = 1;
+    c->in.ended = 1;
     return 0;
 }
 
 void dw_ift_check_stats_get(const dw_ift_check *c, dw_ift_check_stats *stats)
 {
     *stats = c->st;
+    stats->seg_with_start = c->tr.seg_with_start;
+    stats->seg_packed = c->tr.seg_packed;
+    stats->first_error = (dw_ift_error)c->in.err;
+    stats->first_error_offset = c->in.err_off;
+    stats->first_error_pkt = c->in.err_pkt;
     stats->in_sync = c->state == DW_IC_HEAD || c->state == DW_IC_BODY || c->end_sync;
 }
 

@@ -4,6 +4,8 @@
 
 #include <ddpwire/ift.h>
 
+#include "check_common.h"
+
 /* Most DDP header octets a frame record hands out. */
 #define DW_IC_HEAD_MAX 256u
 /* Buffer octets beyond the longest header a candidate needs. */
@@ -14,17 +16,6 @@
 #define DW_IC_DESC_CAP 8192u
 /* The search accepts no DDP header shorter than this. */
 #define DW_IC_MIN_HEADER 4u
-
-/* Where octets came from: a chunk, or a piece of one. */
-typedef struct dw_ic_slice {
-    uint64_t off;      /* stream offset of the first octet */
-    uint64_t pkt;
-    uint32_t seq;
-    uint32_t len;
-    uint8_t seg_start; /* first octet begins its segment */
-    uint8_t seg_end;   /* last octet ends its segment */
-    uint8_t tagged;    /* from a chunk (else pkt means nothing) */
-} dw_ic_slice;
 
 enum dw_ic_state {
     DW_IC_HEAD = 0, /* in sync: sizes, header, header CRC (buffered) */
@@ -46,35 +37,23 @@ struct dw_ift_check {
     dw_ift_check_settings set;
     dw_ift_check_callbacks cb;
     void *user;
-    int in_cb, ended;
+    dw_cc_in in;         /* input position, sequence numbers, first error */
     int end_sync;        /* ended in sync */
     enum dw_ic_state state;
-    uint64_t in_off;     /* stream offset of the next octet fed */
-    uint32_t seq0;       /* sequence number of stream offset 0 */
-    int have_seq0;
     /* the frame being read */
     dw_ift_check_frame rec;
     int in_frame;
     uint8_t head[DW_IC_HEAD_MAX];
     uint64_t next_index;
-    int resync_next, have_prev;
-    uint64_t prev_last_pkt;
+    int resync_next;
+    dw_cc_rec tr;        /* segments of the frame being read */
     uint32_t body_left;  /* payload and payload CRC octets to come */
     uint32_t pcrc;
     uint8_t crcb[4];
     int body_missing;
-    /* the segment being read, for seg_with_start / seg_packed */
-    int seg_valid, seg_has_start, seg_counted;
-    uint64_t seg_pkt, seg_last_frame;
-    unsigned seg_nframe;
-    /* buffer: buf[bstart, blen) are stream offsets buf_base + i */
-    uint8_t *buf;
-    size_t cap, bstart, blen, need;
-    uint64_t buf_base;
+    dw_cc_buf b;         /* buffer; need: the length to wait for */
     uint32_t *cp;        /* cp[j]: CRC32c from the origin to index 32 j */
-    uint32_t run;        /* CRC32c from the origin to index blen */
-    dw_ic_slice *desc;
-    size_t dstart, dcount;
+    uint32_t run;        /* CRC32c from the origin to index b.len */
     uint32_t xlo[256], xhi[257]; /* x^(8 n) mod P: n = lo + 256 hi */
     uint64_t searched, lost_skipped;
     dw_ift_check_stats st;
@@ -84,11 +63,10 @@ struct dw_ift_check {
 /* lib/ift_check.c */
 void dw_ic_emit(dw_ift_check *c, dw_ift_check_event_kind kind, dw_ift_error code,
                 uint64_t off, uint64_t pkt, uint64_t len);
-void dw_ic_rec_begin(dw_ift_check *c, const dw_ic_slice *s);
-void dw_ic_rec_touch(dw_ift_check *c, const dw_ic_slice *s);
+void dw_ic_rec_touch(dw_ift_check *c, const dw_cc_slice *s);
 void dw_ic_deliver(dw_ift_check *c);
 size_t dw_ic_body(dw_ift_check *c, const uint8_t *in, size_t n,
-                  const dw_ic_slice *s);
+                  const dw_cc_slice *s);
 void dw_ic_scan(dw_ift_check *c, int final);
 void dw_ic_search_reject(dw_ift_check *c);
 
@@ -96,9 +74,8 @@ void dw_ic_search_reject(dw_ift_check *c);
 void dw_ic_tables(dw_ift_check *c);
 void dw_ic_buf_reset(dw_ift_check *c, uint64_t off);
 size_t dw_ic_buf_put(dw_ift_check *c, const uint8_t *in, size_t n,
-                     const dw_ic_slice *s);
+                     const dw_cc_slice *s);
 void dw_ic_buf_drop(dw_ift_check *c, size_t n, int skipped);
-size_t dw_ic_piece_at(const dw_ift_check *c, size_t i, dw_ic_slice *s);
 int dw_ic_span_tags(dw_ift_check *c, size_t i, size_t n);
 int dw_ic_try(const dw_ift_check *c, size_t i, int search, dw_ic_trial *t);
 

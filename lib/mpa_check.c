@@ -60,9 +60,7 @@ int dw_mpa_check_new(dw_mpa_check **pc, const dw_mpa_check_settings *settings,
     dw_mpa_check *c = calloc(1, sizeof *c);
     if (!c)
         return DW_ERR_NOMEM;
-    c->buf = malloc(DW_CK_BUF_CAP);
-    c->desc = malloc(DW_CK_DESC_CAP * sizeof *c->desc);
-    if (!c->buf || !c->desc) {
+    if (dw_cc_buf_alloc(&c->b, DW_CK_BUF_CAP, DW_CK_DESC_CAP)) {
         dw_mpa_check_del(c);
         return DW_ERR_NOMEM;
     }
@@ -73,7 +71,8 @@ int dw_mpa_check_new(dw_mpa_check **pc, const dw_mpa_check_settings *settings,
     c->markers = settings->markers;
     c->crc = settings->crc;
     c->state = first_state(settings->start);
-    c->st.first_error = DW_MPA_ERR_NONE;
+    dw_cc_rec_bind(&c->tr, &c->rec.first_pkt, &c->rec.last_pkt, &c->rec.segments,
+                   &c->rec.aligned, &c->rec.packed);
     *pc = c;
     return 0;
 }
@@ -82,8 +81,7 @@ void dw_mpa_check_del(dw_mpa_check *c)
 {
     if (!c)
         return;
-    free(c->buf);
-    free(c->desc);
+    dw_cc_buf_free(&c->b);
     free(c);
 }
 
@@ -91,19 +89,14 @@ void dw_ck_emit(dw_mpa_check *c, dw_mpa_check_event_kind kind,
                 dw_mpa_error code, uint64_t off, uint32_t seq, uint64_t pkt,
                 uint64_t len, const dw_mpa_startup *frame)
 {
-    if (code != DW_MPA_ERR_NONE && c->st.first_error == DW_MPA_ERR_NONE) {
-        c->st.first_error = code;
-        c->st.first_error_offset = off;
-        c->st.first_error_pkt = pkt;
-    }
+    dw_cc_error(&c->in, (int)code, off, pkt);
     if (!c->cb.on_event)
         return;
-    if (c->have_seq0) /* a stream offset has one sequence number */
-        seq = c->seq0 + (uint32_t)off;
+    seq = dw_cc_seq(&c->in, off, seq); /* a stream offset has one */
     dw_mpa_check_event ev = {kind, code, off, seq, pkt, len, c->detail, frame};
-    c->in_cb++;
+    c->in.in_cb++;
     c->cb.on_event(c, &ev, c->user);
-    c->in_cb--;
+    c->in.in_cb--;
 }
 
 void dw_ck_enter_sync(dw_mpa_check *c, uint64_t off)
@@ -130,9 +123,9 @@ void dw_ck_lose(dw_mpa_check *c, uint64_t off)
 {
     c->lost_skipped = 0;
     c->searched = 0;
-    c->need = 0;
+    c->b.need = 0;
     c->suspect = 0;
-    c->have_prev = 0;
+    c->tr.have_prev = 0;
     if (c->markers == 1) {
         uint64_t p = off - c->start_off;
         c->mk_next = c->start_off + ((p + 511u) & ~(uint64_t)511u);
@@ -154,30 +147,6 @@ static void sync_lost(dw_mpa_check *c, uint64_t off, uint32_t seq, uint64_t pkt)
 /* Segments                                                            */
 /* ------------------------------------------------------------------ */
 
-/* The FPDU being read touches segment pkt (start: its first octet). */
-static void seg_note(dw_mpa_check *c, uint64_t pkt, int start)
-{
-    if (!c->seg_valid || c->seg_pkt != pkt) {
-        c->seg_valid = 1;
-        c->seg_pkt = pkt;
-        c->seg_nfpdu = 0;
-        c->seg_last_fpdu = UINT64_MAX;
-        c->seg_has_start = c->seg_counted = 0;
-    }
-    if (c->seg_last_fpdu != c->rec.index) {
-        c->seg_last_fpdu = c->rec.index;
-        c->seg_nfpdu++;
-    }
-    if (start && !c->seg_has_start) {
-        c->seg_has_start = 1;
-        c->st.seg_with_start++;
-    }
-    if (c->seg_has_start && c->seg_nfpdu > 1 && !c->seg_counted) {
-        c->seg_counted = 1;
-        c->st.seg_packed++;
-    }
-}
-
 /* An FPDU begins at off (pkt 0 when its first octet is missing). */
 static void rec_begin(dw_mpa_check *c, uint64_t off, uint32_t seq,
                       uint64_t pkt, int have_pkt, int aligned)
@@ -193,23 +162,7 @@ static void rec_begin(dw_mpa_check *c, uint64_t off, uint32_t seq,
     c->resync_next = 0;
     if (!have_pkt)
         return;
-    r->first_pkt = r->last_pkt = pkt;
-    r->segments = 1;
-    r->aligned = aligned; /* MPA 7.3: the FPDU begins the segment */
-    r->packed = c->have_prev && c->prev_last_pkt == pkt;
-    seg_note(c, pkt, 1);
-}
-
-static void rec_touch(dw_mpa_check *c, uint64_t pkt)
-{
-    dw_mpa_check_fpdu *r = &c->rec;
-    if (r->segments && r->last_pkt == pkt)
-        return;
-    if (!r->segments)
-        r->first_pkt = pkt;
-    r->last_pkt = pkt;
-    r->segments++;
-    seg_note(c, pkt, 0);
+    dw_cc_rec_begin(&c->tr, r->index, pkt, aligned); /* MPA 7.3: aligned */
 }
 
 /* ------------------------------------------------------------------ */
@@ -236,7 +189,7 @@ static int lose_at_marker(dw_mpa_check *c, const dw_mpa_check_marker *m)
                m->pkt, 0, NULL);
     c->st.resyncs++;
     c->resync_next = 1;
-    c->have_prev = 0;
+    c->tr.have_prev = 0;
     dw_ck_fsm_lead(&c->f);
     rec_begin(c, m->offset, m->seq, m->pkt, c->mk_has_pkt, c->mk_aligned);
     return 1;
@@ -263,9 +216,9 @@ static void on_marker(dw_mpa_check *c)
     c->st.markers_seen++;
     c->rec.markers++;
     if (c->cb.on_marker) {
-        c->in_cb++;
+        c->in.in_cb++;
         c->cb.on_marker(c, &m, c->user);
-        c->in_cb--;
+        c->in.in_cb--;
     }
     if (m.reserved) { /* MPA 6.1: reserved, zero on transmit */
         snprintf(c->detail, sizeof c->detail, "marker reserved field 0x%04x",
@@ -343,12 +296,11 @@ static void deliver(dw_mpa_check *c)
     c->rec.head_len = c->f.head_len;
     count(c);
     c->next_index++;
-    c->have_prev = c->rec.segments != 0;
-    c->prev_last_pkt = c->rec.last_pkt;
+    dw_cc_rec_done(&c->tr);
     if (c->cb.on_fpdu) {
-        c->in_cb++;
+        c->in.in_cb++;
         c->cb.on_fpdu(c, &c->rec, c->user);
-        c->in_cb--;
+        c->in.in_cb--;
     }
 }
 
@@ -385,7 +337,7 @@ static void on_end(dw_mpa_check *c, int more_in_seg)
 /* ------------------------------------------------------------------ */
 
 /* Before a step at in[i]: a new FPDU, a new segment, a marker's origin. */
-static void before_step(dw_mpa_check *c, const dw_ck_slice *s, size_t i)
+static void before_step(dw_mpa_check *c, const dw_cc_slice *s, size_t i)
 {
     uint64_t off = c->start_off + c->f.pos;
     uint32_t seq = s ? s->seq + (uint32_t)i : 0;
@@ -400,10 +352,10 @@ static void before_step(dw_mpa_check *c, const dw_ck_slice *s, size_t i)
     if (!c->f.in_fpdu)
         rec_begin(c, off, seq, s ? s->pkt : 0, s != NULL, first);
     else if (s && i == 0)
-        rec_touch(c, s->pkt);
+        dw_cc_rec_touch(&c->tr, c->rec.index, s->pkt);
 }
 
-static void after_step(dw_mpa_check *c, int what, const dw_ck_slice *s,
+static void after_step(dw_mpa_check *c, int what, const dw_cc_slice *s,
                        size_t i, size_t n)
 {
     uint64_t pkt = s ? s->pkt : 0;
@@ -417,7 +369,7 @@ static void after_step(dw_mpa_check *c, int what, const dw_ck_slice *s,
 }
 
 size_t dw_ck_sync_feed(dw_mpa_check *c, const uint8_t *in, size_t n,
-                       const dw_ck_slice *s)
+                       const dw_cc_slice *s)
 {
     size_t i = 0;
     while (i < n && c->state == DW_CK_SYNC) {
@@ -449,11 +401,11 @@ static void sync_gap(dw_mpa_check *c, uint64_t len)
 
 static size_t before_start(dw_mpa_check *c, size_t len)
 {
-    uint64_t left = c->set.start_offset - c->in_off;
-    if (c->in_off >= c->set.start_offset) {
+    uint64_t left = c->set.start_offset - c->in.off;
+    if (c->in.off >= c->set.start_offset) {
         snprintf(c->detail, sizeof c->detail, "at the given start offset %llu",
                  (unsigned long long)c->set.start_offset);
-        dw_ck_go_start(c, c->in_off, c->detail);
+        dw_ck_go_start(c, c->in.off, c->detail);
         return 0;
     }
     size_t k = left < len ? (size_t)left : len;
@@ -461,31 +413,28 @@ static size_t before_start(dw_mpa_check *c, size_t len)
     return k;
 }
 
-static void feed(dw_mpa_check *c, const uint8_t *p, size_t len, dw_ck_slice s)
+static void feed(dw_mpa_check *c, const uint8_t *p, size_t len, dw_cc_slice s)
 {
     while (len) {
         size_t k;
         if (c->state == DW_CK_BEFORE) {
             k = before_start(c, len);
-            c->in_off += k;
+            c->in.off += k;
         } else if (c->state == DW_CK_SYNC) {
             k = dw_ck_sync_feed(c, p, len, &s);
-            c->in_off += k;
+            c->in.off += k;
         } else if (c->state == DW_CK_DEAD) {
             k = len;
             c->st.skipped_octets += k;
-            c->in_off += k;
+            c->in.off += k;
         } else {
             k = dw_ck_buf_put(c, p, len, &s);
-            c->in_off += k;
+            c->in.off += k;
             dw_ck_scan(c, 0);
         }
         p += k;
         len -= k;
-        s.off += k;
-        s.seq += (uint32_t)k;
-        s.len -= (uint32_t)k;
-        s.seg_start = s.seg_start && !k;
+        dw_cc_slice_advance(&s, k);
     }
 }
 
@@ -493,10 +442,10 @@ static void gap_in(dw_mpa_check *c, uint64_t len)
 {
     switch (c->state) {
     case DW_CK_FRAME:
-        if (c->set.start == DW_MPA_CHECK_START_FRAMES || c->blen > c->bstart) {
+        if (c->set.start == DW_MPA_CHECK_START_FRAMES || c->b.len > c->b.start) {
             snprintf(c->detail, sizeof c->detail, "start-up frame cut by a gap");
             dw_ck_emit(c, DW_MPA_CHECK_EV_STARTUP_BAD, DW_MPA_ERR_NONE,
-                       c->buf_base + c->bstart, 0, 0, c->blen - c->bstart, NULL);
+                       c->b.base + c->b.start, 0, 0, c->b.len - c->b.start, NULL);
         }
         c->state = DW_CK_SEARCH;
         c->pos_known = 0;
@@ -505,7 +454,7 @@ static void gap_in(dw_mpa_check *c, uint64_t len)
         if (c->markers < 0)
             c->state = DW_CK_SEARCH, c->pos_known = 0;
         else
-            dw_ck_lose(c, c->in_off);
+            dw_ck_lose(c, c->in.off);
         break;
     case DW_CK_SYNC:
         sync_gap(c, len);
@@ -520,10 +469,10 @@ static void gap_in(dw_mpa_check *c, uint64_t len)
 static void gap(dw_mpa_check *c, uint64_t len)
 {
     while (len) {
-        if (c->state == DW_CK_BEFORE && c->in_off < c->set.start_offset) {
-            uint64_t k = c->set.start_offset - c->in_off;
+        if (c->state == DW_CK_BEFORE && c->in.off < c->set.start_offset) {
+            uint64_t k = c->set.start_offset - c->in.off;
             k = k < len ? k : len;
-            c->in_off += k;
+            c->in.off += k;
             len -= k;
             continue;
         }
@@ -532,9 +481,9 @@ static void gap(dw_mpa_check *c, uint64_t len)
             continue;
         }
         gap_in(c, len);
-        c->in_off += len;
+        c->in.off += len;
         if (c->state != DW_CK_SYNC)
-            dw_ck_buf_reset(c, c->in_off);
+            dw_ck_buf_reset(c, c->in.off);
         len = 0;
     }
 }
@@ -542,24 +491,14 @@ static void gap(dw_mpa_check *c, uint64_t len)
 int dw_mpa_check_data(dw_mpa_check *c, const uint8_t *data, size_t len,
                       const dw_reasm_chunk *chunk)
 {
-    if (!c || (!data && len) || len > UINT32_MAX)
-        return DW_ERR_INVAL;
-    if (c->in_cb || c->ended)
-        return DW_ERR_STATE;
-    dw_ck_slice s = {c->in_off, 0, 0, (uint32_t)len, 0, 0};
-    if (chunk) {
-        if (chunk->offset < c->in_off)
-            return DW_ERR_INVAL;
-        s = (dw_ck_slice){chunk->offset, chunk->pkt, chunk->seq, (uint32_t)len,
-                          chunk->seg_start != 0, chunk->seg_end != 0};
-        c->seq0 = chunk->seq - (uint32_t)chunk->offset;
-        c->have_seq0 = 1;
-        if (chunk->offset > c->in_off) { /* an unreported hole */
-            dw_reasm_gap g = {c->in_off, chunk->seq - (uint32_t)(chunk->offset - c->in_off),
-                              chunk->offset - c->in_off, DW_REASM_GAP_LOST, chunk->pkt};
-            dw_mpa_check_gap(c, &g);
-        }
-    }
+    dw_cc_slice s;
+    dw_reasm_gap hole;
+    int r = dw_cc_data_begin(c ? &c->in : NULL, data, len, chunk, &s, &hole);
+    if (r < 0)
+        return r;
+    if (r)
+        dw_mpa_check_gap(c, &hole);
+    s.tagged = 0; /* see DW_CK_DESC_CAP */
     if (len)
         feed(c, data, len, s);
     return 0;
@@ -567,22 +506,14 @@ int dw_mpa_check_data(dw_mpa_check *c, const uint8_t *data, size_t len,
 
 int dw_mpa_check_gap(dw_mpa_check *c, const dw_reasm_gap *g)
 {
-    if (!c || !g || g->offset + g->len < c->in_off)
-        return DW_ERR_INVAL;
-    if (c->in_cb || c->ended)
-        return DW_ERR_STATE;
-    uint64_t len = g->offset + g->len - c->in_off;
-    c->seq0 = g->seq - (uint32_t)g->offset;
-    c->have_seq0 = 1;
-    if (!len)
-        return 0;
+    uint64_t len = 0;
+    int r = dw_cc_gap_begin(c ? &c->in : NULL, g, &len, c ? c->detail : NULL,
+                            sizeof c->detail);
+    if (r <= 0)
+        return r;
     c->st.gaps++;
     c->st.gap_octets += len;
-    snprintf(c->detail, sizeof c->detail, "%llu octets %s",
-             (unsigned long long)len,
-             g->kind == DW_REASM_GAP_SNAPLEN ? "cut by the snap length"
-                                             : "missing from the capture");
-    dw_ck_emit(c, DW_MPA_CHECK_EV_GAP, DW_MPA_ERR_NONE, c->in_off, g->seq,
+    dw_ck_emit(c, DW_MPA_CHECK_EV_GAP, DW_MPA_ERR_NONE, c->in.off, g->seq,
                g->pkt, len, NULL);
     gap(c, len);
     return 0;
@@ -609,25 +540,25 @@ int dw_mpa_check_end(dw_mpa_check *c)
 {
     if (!c)
         return DW_ERR_INVAL;
-    if (c->in_cb)
+    if (c->in.in_cb)
         return DW_ERR_STATE;
-    if (c->ended)
+    if (c->in.ended)
         return 0;
     if (c->state != DW_CK_BEFORE && c->state != DW_CK_SYNC &&
         c->state != DW_CK_DEAD)
         dw_ck_scan(c, 1);
     if (c->state == DW_CK_SYNC && c->f.in_fpdu)
         truncated(c); /* MPA 9 code 1, not between FPDUs */
-    if (!c->started && c->state != DW_CK_DEAD && c->in_off) {
+    if (!c->started && c->state != DW_CK_DEAD && c->in.off) {
         snprintf(c->detail, sizeof c->detail, "no MPA start found in %llu octets",
-                 (unsigned long long)c->in_off);
-        dw_ck_emit(c, DW_MPA_CHECK_EV_NO_START, DW_MPA_ERR_NONE, c->in_off, 0,
-                   0, c->in_off, NULL);
+                 (unsigned long long)c->in.off);
+        dw_ck_emit(c, DW_MPA_CHECK_EV_NO_START, DW_MPA_ERR_NONE, c->in.off, 0,
+                   0, c->in.off, NULL);
     }
     if (c->state != DW_CK_SYNC && c->state != DW_CK_BEFORE)
         dw_ck_buf_drop_all(c);
     c->state = DW_CK_DEAD;
-    c->ended = 1;
+    c->in.ended = 1;
     return 0;
 }
 
@@ -635,7 +566,7 @@ static void mode_differs(dw_mpa_check *c, const char *what, int given, int seen)
 {
     snprintf(c->detail, sizeof c->detail, "%s %s negotiated, the stream shows %s",
              what, given ? "on" : "off", seen ? "on" : "off");
-    dw_ck_emit(c, DW_MPA_CHECK_EV_MODE, DW_MPA_ERR_NONE, c->in_off, 0, 0, 0,
+    dw_ck_emit(c, DW_MPA_CHECK_EV_MODE, DW_MPA_ERR_NONE, c->in.off, 0, 0, 0,
                NULL);
 }
 
@@ -659,6 +590,11 @@ int dw_mpa_check_set_mode(dw_mpa_check *c, int markers, int crc)
 void dw_mpa_check_stats_get(const dw_mpa_check *c, dw_mpa_check_stats *stats)
 {
     *stats = c->st;
+    stats->seg_with_start = c->tr.seg_with_start;
+    stats->seg_packed = c->tr.seg_packed;
+    stats->first_error = (dw_mpa_error)c->in.err;
+    stats->first_error_offset = c->in.err_off;
+    stats->first_error_pkt = c->in.err_pkt;
     stats->started = c->started;
     stats->markers = c->markers;
     stats->crc = c->crc;

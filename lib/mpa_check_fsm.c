@@ -231,10 +231,10 @@ int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
     dw_ck_fsm f;
     chain ch = {0, 0, 0};
     dw_ck_fsm_init(&f, pos, markers, NULL, 0);
-    size_t at = i, end = c->blen;
+    size_t at = i, end = c->b.len;
     while (at < end) {
         int w;
-        at += dw_ck_fsm_step(&f, c->buf + at, end - at, &w);
+        at += dw_ck_fsm_step(&f, c->b.buf + at, end - at, &w);
         if (!trial_event(c, &f, w, at, &ch))
             return DW_CK_T_REJECT;
         if (w == DW_CK_W_HDR && ch.fend > end) { /* not all here yet */

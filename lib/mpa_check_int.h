@@ -4,22 +4,15 @@
 
 #include <ddpwire/mpa_check.h>
 
+#include "check_common.h"
+
 /* Most ULPDU octets an FPDU record hands out. */
 #define DW_CK_HEAD_MAX 256u
 /* Search buffer: two of the largest FPDUs (a chain of two) and some. */
 #define DW_CK_BUF_CAP (2u * DW_MPA_FPDU_MAX + 4096u)
-/* Pieces of chunks the search buffer remembers (segment tags). */
+/* Pieces of chunks the search buffer remembers (segment tags). MPA
+ * leaves dw_cc_slice.tagged 0: untagged octets count as packet 0. */
 #define DW_CK_DESC_CAP 4096u
-
-/* Where octets came from: a chunk, or a piece of one. */
-typedef struct dw_ck_slice {
-    uint64_t off;      /* stream offset of the first octet */
-    uint64_t pkt;
-    uint32_t seq;
-    uint32_t len;      /* in the search buffer: octets it covers */
-    uint8_t seg_start; /* first octet begins its segment */
-    uint8_t seg_end;   /* last octet ends its segment */
-} dw_ck_slice;
 
 /* What a framing step completed. */
 enum { DW_CK_W_NONE = 0, DW_CK_W_MARKER, DW_CK_W_HDR, DW_CK_W_END };
@@ -80,14 +73,10 @@ struct dw_mpa_check {
     dw_mpa_check_settings set;
     dw_mpa_check_callbacks cb;
     void *user;
-    int in_cb;
-    int ended;
+    dw_cc_in in;        /* input position, sequence numbers, first error */
     enum dw_ck_state state;
     int markers, crc;   /* mode in use, -1 unknown */
     int markers_given;  /* markers came from dw_mpa_check_set_mode() */
-    uint64_t in_off;    /* stream offset of the next octet fed */
-    uint32_t seq0;      /* sequence number of stream offset 0 */
-    int have_seq0;
     uint64_t start_off; /* stream offset of MPA position 0 */
     int started;
     int pos_known;      /* SEARCH: MPA positions are known */
@@ -98,21 +87,10 @@ struct dw_mpa_check {
     uint64_t next_index;
     int suspect;        /* a marker that disagrees now means lost sync */
     int resync_next;    /* the next FPDU was found again */
-    int have_prev;
-    uint64_t prev_last_pkt, prev_end;
-    dw_ck_slice mk_from; /* where the marker being read began */
+    dw_cc_rec tr;       /* segments of the FPDU being read */
+    dw_cc_slice mk_from; /* where the marker being read began */
     int mk_aligned, mk_has_pkt;
-    /* the segment being read, for seg_with_start / seg_packed */
-    int seg_valid, seg_has_start, seg_counted;
-    uint64_t seg_pkt, seg_last_fpdu;
-    unsigned seg_nfpdu;
-    /* search buffer: buf[bstart, blen) are stream offsets buf_base + i */
-    uint8_t *buf;
-    size_t bstart, blen;
-    uint64_t buf_base;
-    dw_ck_slice *desc;
-    size_t dstart, dcount;
-    size_t need;        /* SEARCH: wait until blen reaches it */
+    dw_cc_buf b;        /* search buffer; SEARCH: need is the length to wait for */
     uint64_t searched;  /* octets rejected by this search */
     uint64_t mk_next;   /* LOST_MK: stream offset of the next marker */
     uint64_t lost_skipped;
@@ -122,7 +100,7 @@ struct dw_mpa_check {
 
 /* lib/mpa_check.c */
 size_t dw_ck_sync_feed(dw_mpa_check *c, const uint8_t *in, size_t n,
-                       const dw_ck_slice *s);
+                       const dw_cc_slice *s);
 void dw_ck_emit(dw_mpa_check *c, dw_mpa_check_event_kind kind,
                 dw_mpa_error code, uint64_t off, uint32_t seq, uint64_t pkt,
                 uint64_t len, const dw_mpa_startup *frame);
@@ -134,7 +112,7 @@ void dw_ck_enter_sync(dw_mpa_check *c, uint64_t off);
 void dw_ck_buf_reset(dw_mpa_check *c, uint64_t off);
 void dw_ck_buf_drop_all(dw_mpa_check *c);
 size_t dw_ck_buf_put(dw_mpa_check *c, const uint8_t *in, size_t n,
-                     const dw_ck_slice *s);
+                     const dw_cc_slice *s);
 void dw_ck_scan(dw_mpa_check *c, int final);
 int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
                 int final, size_t *need, int *crc_out);

@@ -16,46 +16,26 @@
 
 void dw_ck_buf_reset(dw_mpa_check *c, uint64_t off)
 {
-    c->bstart = c->blen = 0;
-    c->dstart = c->dcount = 0;
-    c->buf_base = off;
-    c->need = 0;
+    dw_cc_buf_reset(&c->b, off);
 }
 
 /* Drops the first n buffered octets unchecked. */
 static void drop(dw_mpa_check *c, size_t n)
 {
-    c->bstart += n;
     c->st.skipped_octets += n;
     c->lost_skipped += n;
-    c->need = 0;
-    uint64_t o = c->buf_base + c->bstart;
-    while (c->dstart < c->dcount &&
-           c->desc[c->dstart].off + c->desc[c->dstart].len <= o)
-        c->dstart++;
+    dw_cc_buf_skip(&c->b, n);
 }
 
 void dw_ck_buf_drop_all(dw_mpa_check *c)
 {
-    drop(c, c->blen - c->bstart);
-    dw_ck_buf_reset(c, c->in_off);
+    drop(c, c->b.len - c->b.start);
+    dw_ck_buf_reset(c, c->in.off);
 }
 
 static void compact(dw_mpa_check *c)
 {
-    if (c->bstart) {
-        memmove(c->buf, c->buf + c->bstart, c->blen - c->bstart);
-        c->buf_base += c->bstart;
-        c->blen -= c->bstart;
-        c->need = c->need > c->bstart ? c->need - c->bstart : 0;
-        c->bstart = 0;
-    }
-    if (c->dstart) {
-        memmove(c->desc, c->desc + c->dstart,
-                (c->dcount - c->dstart) * sizeof *c->desc);
-        c->dcount -= c->dstart;
-        c->dstart = 0;
-    }
+    dw_cc_buf_shift(&c->b, c->b.start);
 }
 
 /* The buffer is full: give up its oldest octets (for a search, the
@@ -65,78 +45,42 @@ static void make_room(dw_mpa_check *c)
     size_t n = 1;
     if (c->state == DW_CK_SEARCH)
         c->searched++;
-    else if (c->dcount > c->dstart) /* a whole piece */
-        n = (size_t)(c->desc[c->dstart].off + c->desc[c->dstart].len -
-                     (c->buf_base + c->bstart));
+    else if (c->b.dcount > c->b.dstart) /* a whole piece */
+        n = (size_t)(c->b.desc[c->b.dstart].off + c->b.desc[c->b.dstart].len -
+                     (c->b.base + c->b.start));
     drop(c, n);
     compact(c);
 }
 
-static void add_desc(dw_mpa_check *c, const dw_ck_slice *s, size_t k)
-{
-    dw_ck_slice *l = c->dcount > c->dstart ? &c->desc[c->dcount - 1] : NULL;
-    if (l && l->pkt == s->pkt && l->off + l->len == s->off && !l->seg_end &&
-        !s->seg_start) { /* the same segment goes on */
-        l->len += (uint32_t)k;
-        l->seg_end = s->seg_end && k == s->len;
-        return;
-    }
-    dw_ck_slice d = *s;
-    d.len = (uint32_t)k;
-    d.seg_end = s->seg_end && k == s->len;
-    c->desc[c->dcount++] = d;
-}
-
 size_t dw_ck_buf_put(dw_mpa_check *c, const uint8_t *in, size_t n,
-                     const dw_ck_slice *s)
+                     const dw_cc_slice *s)
 {
-    if (c->bstart == c->blen)
+    if (c->b.start == c->b.len)
         dw_ck_buf_reset(c, s->off);
-    if (c->blen == DW_CK_BUF_CAP || c->dcount == DW_CK_DESC_CAP)
+    if (c->b.len == DW_CK_BUF_CAP || c->b.dcount == DW_CK_DESC_CAP)
         compact(c);
-    if (c->blen == DW_CK_BUF_CAP || c->dcount == DW_CK_DESC_CAP) {
+    if (c->b.len == DW_CK_BUF_CAP || c->b.dcount == DW_CK_DESC_CAP) {
         make_room(c); /* the caller scans, then comes back */
         return 0;
     }
-    size_t k = DW_CK_BUF_CAP - c->blen < n ? DW_CK_BUF_CAP - c->blen : n;
-    memcpy(c->buf + c->blen, in, k);
-    c->blen += k;
-    add_desc(c, s, k);
+    size_t k = DW_CK_BUF_CAP - c->b.len < n ? DW_CK_BUF_CAP - c->b.len : n;
+    memcpy(c->b.buf + c->b.len, in, k);
+    c->b.len += k;
+    dw_cc_piece_add(&c->b, s, k);
     return k;
-}
-
-/* Octets buffered from index i, with their piece's tags. */
-static size_t piece_at(dw_mpa_check *c, size_t i, dw_ck_slice *s)
-{
-    uint64_t o = c->buf_base + i;
-    size_t d = c->dstart;
-    while (d < c->dcount && c->desc[d].off + c->desc[d].len <= o)
-        d++;
-    const dw_ck_slice *p = &c->desc[d];
-    uint32_t skip = (uint32_t)(o - p->off);
-    *s = *p;
-    s->off = o;
-    s->seq = p->seq + skip;
-    s->seg_start = p->seg_start && skip == 0;
-    s->len = p->len - skip;
-    size_t left = c->blen - i;
-    return s->len < left ? s->len : left;
 }
 
 /* In sync again: the buffered octets go through the in-sync path. */
 static void replay(dw_mpa_check *c)
 {
-    while (c->state == DW_CK_SYNC && c->bstart < c->blen) {
-        dw_ck_slice s;
-        size_t n = piece_at(c, c->bstart, &s);
-        c->bstart += dw_ck_sync_feed(c, c->buf + c->bstart, n, &s);
+    while (c->state == DW_CK_SYNC && c->b.start < c->b.len) {
+        dw_cc_slice s;
+        size_t n = dw_cc_piece_at(&c->b, c->b.start, &s);
+        c->b.start += dw_ck_sync_feed(c, c->b.buf + c->b.start, n, &s);
     }
-    size_t o = c->bstart;
-    while (c->dstart < c->dcount &&
-           c->desc[c->dstart].off + c->desc[c->dstart].len <= c->buf_base + o)
-        c->dstart++;
-    if (c->bstart == c->blen)
-        dw_ck_buf_reset(c, c->in_off);
+    dw_cc_buf_trim(&c->b);
+    if (c->b.start == c->b.len)
+        dw_ck_buf_reset(c, c->in.off);
 }
 
 /* ------------------------------------------------------------------ */
@@ -148,7 +92,7 @@ static void frame_bad(dw_mpa_check *c, const char *why, size_t len)
 {
     snprintf(c->detail, sizeof c->detail, "%s", why);
     dw_ck_emit(c, DW_MPA_CHECK_EV_STARTUP_BAD, DW_MPA_ERR_NONE,
-               c->buf_base + c->bstart, 0, 0, len, NULL);
+               c->b.base + c->b.start, 0, 0, len, NULL);
     c->state = DW_CK_SEARCH; /* keep going: search from the first octet */
     c->pos_known = 0;
 }
@@ -157,8 +101,8 @@ static void frame_bad(dw_mpa_check *c, const char *why, size_t len)
 static void frame_scan(dw_mpa_check *c, int final)
 {
     dw_mpa_startup fr;
-    size_t avail = c->blen - c->bstart;
-    ssize_t r = dw_mpa_startup_decode(&fr, c->buf + c->bstart, avail);
+    size_t avail = c->b.len - c->b.start;
+    ssize_t r = dw_mpa_startup_decode(&fr, c->b.buf + c->b.start, avail);
     if (r == DW_ERR_NEED_MORE) {
         if (final && avail)
             frame_bad(c, "the stream ended inside the start-up frame", avail);
@@ -171,9 +115,9 @@ static void frame_scan(dw_mpa_check *c, int final)
             c->state = DW_CK_SEARCH, c->pos_known = 0;
         return;
     }
-    uint64_t off = c->buf_base + c->bstart;
-    dw_ck_slice s;
-    piece_at(c, c->bstart, &s);
+    uint64_t off = c->b.base + c->b.start;
+    dw_cc_slice s;
+    dw_cc_piece_at(&c->b, c->b.start, &s);
     snprintf(c->detail, sizeof c->detail, "MPA ID %s Frame, flags 0x%02x, rev %u, %u octets of private data",
              fr.kind == DW_MPA_STARTUP_REQUEST ? "Req" : "Rep", fr.flags,
              fr.rev, fr.pd_len);
@@ -181,7 +125,7 @@ static void frame_scan(dw_mpa_check *c, int final)
                (uint64_t)r, &fr);
     if (c->crc < 0 && (fr.flags & DW_MPA_FLAG_CRC)) /* either C: CRC on */
         c->crc = 1;
-    c->bstart += (size_t)r; /* checked, not skipped */
+    c->b.start += (size_t)r; /* checked, not skipped */
     snprintf(c->detail, sizeof c->detail, "after the MPA ID %s Frame",
              fr.kind == DW_MPA_STARTUP_REQUEST ? "Req" : "Rep");
     dw_ck_go_start(c, off + (uint64_t)r, c->detail);
@@ -191,12 +135,12 @@ static void frame_scan(dw_mpa_check *c, int final)
  * markers (no FPDU begins with a zero ULPDU_Length). */
 static void pend_scan(dw_mpa_check *c, int final)
 {
-    size_t avail = c->blen - c->bstart;
+    size_t avail = c->b.len - c->b.start;
     if (avail < 4 && !final)
         return;
     if (!avail)
         return; /* the stream ended at position 0: nothing to judge */
-    const uint8_t *p = c->buf + c->bstart;
+    const uint8_t *p = c->b.buf + c->b.start;
     int z = 1;
     for (size_t i = 0; i < 4 && i < avail; i++)
         z &= p[i] == 0 || (i == 3 && p[i] < 4);
@@ -218,7 +162,7 @@ static void give_up(dw_mpa_check *c)
              c->started ? "FPDU boundary" : "MPA start",
              (unsigned long long)c->set.search_limit);
     dw_ck_emit(c, DW_MPA_CHECK_EV_NO_START, DW_MPA_ERR_NONE,
-               c->buf_base + c->bstart, 0, 0, c->searched, NULL);
+               c->b.base + c->b.start, 0, 0, c->searched, NULL);
     c->state = DW_CK_DEAD;
     dw_ck_buf_drop_all(c);
 }
@@ -226,7 +170,7 @@ static void give_up(dw_mpa_check *c)
 /* Is buffer index i a zero marker (MPA 7.1: the first marker is zero)? */
 static int zero_marker(const dw_mpa_check *c, size_t i)
 {
-    const uint8_t *p = c->buf + i;
+    const uint8_t *p = c->b.buf + i;
     return !p[0] && !p[1] && !p[2] && p[3] < 4;
 }
 
@@ -235,10 +179,10 @@ static int candidate(dw_mpa_check *c, size_t i, int final, size_t *need,
 {
     if (c->pos_known) { /* no markers: FPDUs sit at multiples of 4 */
         *mk = 0;
-        return dw_ck_trial(c, i, c->buf_base + i - c->start_off, 0, final,
+        return dw_ck_trial(c, i, c->b.base + i - c->start_off, 0, final,
                            need, crc);
     }
-    if (c->blen - i < 4) {
+    if (c->b.len - i < 4) {
         *need = i + 4;
         return final ? DW_CK_T_REJECT : DW_CK_T_MORE;
     }
@@ -250,7 +194,7 @@ static int candidate(dw_mpa_check *c, size_t i, int final, size_t *need,
 
 static void accept(dw_mpa_check *c, size_t i, int mk, int crc)
 {
-    uint64_t off = c->buf_base + i;
+    uint64_t off = c->b.base + i;
     c->markers = mk;
     c->markers_given = 0; /* the stream has shown it */
     if (c->crc < 0)
@@ -275,18 +219,18 @@ static void accept(dw_mpa_check *c, size_t i, int mk, int crc)
 
 static void search_scan(dw_mpa_check *c, int final)
 {
-    while (c->state == DW_CK_SEARCH && c->bstart < c->blen) {
-        if (!final && c->blen < c->need)
+    while (c->state == DW_CK_SEARCH && c->b.start < c->b.len) {
+        if (!final && c->b.len < c->b.need)
             return;
-        size_t i = c->bstart, need = 0;
-        if (c->pos_known && (c->buf_base + i - c->start_off) % 4) {
+        size_t i = c->b.start, need = 0;
+        if (c->pos_known && (c->b.base + i - c->start_off) % 4) {
             drop(c, 1);
             continue;
         }
         int mk = 0, crc = 0;
         int r = candidate(c, i, final, &need, &mk, &crc);
         if (r == DW_CK_T_MORE) {
-            c->need = need;
+            c->b.need = need;
             return;
         }
         if (r == DW_CK_T_ACCEPT) {
@@ -303,17 +247,17 @@ static void search_scan(dw_mpa_check *c, int final)
  * when those octets are here (after the loss or the gap). */
 static void lost_scan(dw_mpa_check *c)
 {
-    while (c->mk_next + 4 <= c->buf_base + c->blen) {
+    while (c->mk_next + 4 <= c->b.base + c->b.len) {
         uint64_t m = c->mk_next;
         c->mk_next += DW_MPA_MARKER_INTERVAL;
-        if (m < c->buf_base + c->bstart)
+        if (m < c->b.base + c->b.start)
             continue;
-        const uint8_t *p = c->buf + (m - c->buf_base);
+        const uint8_t *p = c->b.buf + (m - c->b.base);
         uint16_t ptr = dw_get_be16(p + 2) & 0xfffcu;
         uint64_t at = m - ptr;
-        if (m < ptr || at < c->buf_base + c->bstart)
+        if (m < ptr || at < c->b.base + c->b.start)
             continue; /* it began before what we have: next marker */
-        drop(c, (size_t)(at - (c->buf_base + c->bstart)));
+        drop(c, (size_t)(at - (c->b.base + c->b.start)));
         snprintf(c->detail, sizeof c->detail,
                  "at the marker at offset %llu (FPDUPTR %u)",
                  (unsigned long long)m, dw_get_be16(p + 2));

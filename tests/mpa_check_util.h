@@ -6,50 +6,18 @@
 #include <ddpwire/crc32c.h>
 #include <ddpwire/mpa_check.h>
 
-#include "test.h"
-
-static int quick;
-
-/* ------------------------------------------------------------------ */
-/* What the checker reported                                           */
-/* ------------------------------------------------------------------ */
-
-typedef struct rec {
-    dw_mpa_check_fpdu f;
-    uint8_t head[256];
-} rec;
-
-typedef struct evrec {
-    dw_mpa_check_event_kind kind;
-    dw_mpa_error code;
-    uint64_t off, len;
-    char detail[200];
-} evrec;
-
-typedef struct coll {
-    rec *r;
-    size_t nr, cap;
-    evrec ev[256];
-    size_t nev, nev_all;
-    dw_mpa_check_marker mk[64]; /* the bad ones */
+#define CU_CHECK dw_mpa_check
+#define CU_REC dw_mpa_check_fpdu
+#define CU_EVENT dw_mpa_check_event
+#define CU_KIND dw_mpa_check_event_kind
+#define CU_CODE dw_mpa_error
+#define CU_DATA dw_mpa_check_data
+#define CU_GAP dw_mpa_check_gap
+#define CU_END dw_mpa_check_end
+#define CU_COLL_EXTRA                                                       \
+    dw_mpa_check_marker mk[64]; /* the bad ones */                         \
     size_t nmk, nmk_bad;
-    int reenter;                /* calls back into the checker */
-    int reenter_rc;
-} coll;
-
-static void on_fpdu(dw_mpa_check *c, const dw_mpa_check_fpdu *f, void *u)
-{
-    coll *k = u;
-    (void)c;
-    if (k->nr == k->cap) {
-        k->cap = k->cap ? 2 * k->cap : 256;
-        k->r = realloc(k->r, k->cap * sizeof *k->r);
-    }
-    rec *r = &k->r[k->nr++];
-    r->f = *f;
-    memcpy(r->head, f->head, f->head_len);
-    r->f.head = NULL;
-}
+#include "check_util.h"
 
 static void on_marker(dw_mpa_check *c, const dw_mpa_check_marker *m, void *u)
 {
@@ -60,51 +28,11 @@ static void on_marker(dw_mpa_check *c, const dw_mpa_check_marker *m, void *u)
         k->mk[k->nmk_bad++] = *m;
 }
 
-static void on_event(dw_mpa_check *c, const dw_mpa_check_event *ev, void *u)
-{
-    coll *k = u;
-    if (k->reenter)
-        k->reenter_rc = dw_mpa_check_data(c, (const uint8_t *)"x", 1, NULL);
-    k->nev_all++;
-    if (k->nev == 256)
-        return;
-    evrec *e = &k->ev[k->nev++];
-    e->kind = ev->kind;
-    e->code = ev->code;
-    e->off = ev->offset;
-    e->len = ev->len;
-    snprintf(e->detail, sizeof e->detail, "%s", ev->detail ? ev->detail : "");
-}
-
-static const dw_mpa_check_callbacks cbs = {on_fpdu, on_marker, on_event};
-
-static void coll_free(coll *k)
-{
-    free(k->r);
-    memset(k, 0, sizeof *k);
-}
-
-static size_t count_ev(const coll *k, dw_mpa_check_event_kind kind)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < k->nev; i++)
-        n += k->ev[i].kind == kind;
-    return n;
-}
-
-static const evrec *find_ev(const coll *k, dw_mpa_check_event_kind kind)
-{
-    for (size_t i = 0; i < k->nev; i++)
-        if (k->ev[i].kind == kind)
-            return &k->ev[i];
-    return NULL;
-}
+static const dw_mpa_check_callbacks cbs = {on_rec, on_marker, on_event};
 
 /* ------------------------------------------------------------------ */
 /* Streams from our sender                                             */
 /* ------------------------------------------------------------------ */
-
-#define SEQ0 0xfffff000u /* sequence numbers wrap inside the streams */
 
 typedef struct stream {
     uint8_t *b;
@@ -208,27 +136,6 @@ static size_t inner_marker(const stream *s, size_t i)
 /* Segmentations and feeding                                           */
 /* ------------------------------------------------------------------ */
 
-typedef struct segs {
-    size_t *cut; /* segment start offsets, cut[0] = 0 */
-    size_t n;
-} segs;
-
-static void segs_fixed(segs *g, size_t len, size_t size)
-{
-    g->n = 0;
-    g->cut = malloc((len / size + 2) * sizeof(size_t));
-    for (size_t o = 0; o < len; o += size)
-        g->cut[g->n++] = o;
-}
-
-static void segs_random(segs *g, size_t len, uint64_t *seed, size_t maxseg)
-{
-    g->n = 0;
-    g->cut = malloc((len + 1) * sizeof(size_t));
-    for (size_t o = 0; o < len; o += 1 + dw_rand(seed) % maxseg)
-        g->cut[g->n++] = o;
-}
-
 /* One FPDU per segment (aligned) or per groups of `group` (packed). */
 static void segs_fpdus(segs *g, const stream *s, size_t group)
 {
@@ -240,55 +147,10 @@ static void segs_fpdus(segs *g, const stream *s, size_t group)
         g->cut[g->n++] = s->at[i];
 }
 
-static size_t seg_of(const segs *g, size_t off)
-{
-    size_t lo = 0, hi = g->n; /* last cut <= off */
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (g->cut[mid] <= off)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-static int is_cut(const segs *g, size_t off)
-{
-    return g->cut[seg_of(g, off)] == off;
-}
-
-static size_t seg_end(const segs *g, size_t j, size_t len)
-{
-    return j + 1 < g->n ? g->cut[j + 1] : len;
-}
-
-/* Feeds s cut by g as the reassembler would, octets [ha, hb) missing
- * (a gap), the stream ending at end; split: some segments as 2 chunks. */
 static void feed(dw_mpa_check *c, const stream *s, const segs *g, size_t ha,
                  size_t hb, size_t end, int split, uint64_t *seed)
 {
-    size_t o = 0;
-    while (o < end) {
-        if (o == ha && hb > ha) {
-            dw_reasm_gap gp = {ha, SEQ0 + (uint32_t)ha, hb - ha, DW_REASM_GAP_LOST, 0};
-            CHECK(dw_mpa_check_gap(c, &gp) == 0);
-            o = hb;
-            continue;
-        }
-        size_t j = seg_of(g, o), se = seg_end(g, j, s->len), pe = se;
-        if (ha > o && ha < pe)
-            pe = ha;
-        if (end < pe)
-            pe = end;
-        if (split && pe - o >= 2 && dw_rand(seed) % 2)
-            pe = o + 1 + dw_rand(seed) % (pe - o - 1);
-        dw_reasm_chunk ch = {o, SEQ0 + (uint32_t)o, j + 1, SEQ0 + (uint32_t)g->cut[j],
-                             (uint32_t)(se - g->cut[j]), o == g->cut[j], pe == se};
-        CHECK(dw_mpa_check_data(c, s->b + o, pe - o, &ch) == 0);
-        o = pe;
-    }
-    CHECK(dw_mpa_check_end(c) == 0);
+    feed_b(c, s->b, s->len, g, ha, hb, end, split, seed);
 }
 
 static dw_mpa_check *mk(const dw_mpa_check_settings *st, coll *k)
@@ -319,38 +181,19 @@ static void check_rec(const rec *r, const stream *s, size_t i, const segs *g)
     size_t hl = s->ulen[i] < 64 ? s->ulen[i] : 64;
     CHECK_EQ_U(f->head_len, hl);
     CHECK(memcmp(r->head, s->u + s->uoff[i], hl) == 0);
-    if (!g)
-        return;
-    size_t a = seg_of(g, at), b = seg_of(g, at + len - 1);
-    CHECK_EQ_U(f->first_pkt, a + 1);
-    CHECK_EQ_U(f->last_pkt, b + 1);
-    CHECK_EQ_U(f->segments, b - a + 1);
-    CHECK_EQ_U(f->aligned, is_cut(g, at));
-    int packed = (!is_cut(g, at) && i > 0) ||
-                 (at + len < s->len && !is_cut(g, at + len));
-    CHECK_EQ_U(f->packed, packed);
+    if (g)
+        check_segs(f, g, at, len, i == 0, s->len);
 }
 
 /* seg_with_start and seg_packed, counted from the cuts. */
 static void check_seg_stats(const dw_mpa_check_stats *st, const stream *s,
                             const segs *g)
 {
-    uint64_t with = 0, packed = 0;
-    size_t i = 0;
-    for (size_t j = 0; j < g->n; j++) {
-        size_t a = g->cut[j], b = seg_end(g, j, s->len);
-        while (i < s->n && s->at[i] + s->info[i].len <= a)
-            i++;
-        size_t starts = 0, touch = 0;
-        for (size_t x = i; x < s->n && s->at[x] < b; x++) {
-            touch++;
-            starts += s->at[x] >= a;
-        }
-        with += starts > 0;
-        packed += starts > 0 && touch > 1;
-    }
-    CHECK_EQ_U(st->seg_with_start, with);
-    CHECK_EQ_U(st->seg_packed, packed);
+    size_t *end = malloc((s->n + 1) * sizeof *end);
+    for (size_t i = 0; i < s->n; i++)
+        end[i] = s->at[i] + s->info[i].len;
+    check_seg_counts(st->seg_with_start, st->seg_packed, g, s->len, s->n, s->at, end);
+    free(end);
 }
 
 /* A clean run: every FPDU reported as sent, no problem. */

@@ -11,90 +11,17 @@
 #include <ddpwire/crc32c.h>
 #include <ddpwire/ift.h>
 
-#include "test.h"
+#define CU_CHECK dw_ift_check
+#define CU_REC dw_ift_check_frame
+#define CU_EVENT dw_ift_check_event
+#define CU_KIND dw_ift_check_event_kind
+#define CU_CODE dw_ift_error
+#define CU_DATA dw_ift_check_data
+#define CU_GAP dw_ift_check_gap
+#define CU_END dw_ift_check_end
+#include "check_util.h"
 
-static int quick;
-
-/* ------------------------------------------------------------------ */
-/* What the checker reported                                           */
-/* ------------------------------------------------------------------ */
-
-typedef struct rec {
-    dw_ift_check_frame f;
-    uint8_t head[256];
-} rec;
-
-typedef struct evrec {
-    dw_ift_check_event_kind kind;
-    dw_ift_error code;
-    uint64_t off, len, pkt;
-    uint32_t seq;
-    char detail[200];
-} evrec;
-
-typedef struct coll {
-    rec *r;
-    size_t nr, cap;
-    evrec ev[256];
-    size_t nev, nev_all;
-    int reenter, reenter_rc;
-} coll;
-
-static void on_frame(dw_ift_check *c, const dw_ift_check_frame *f, void *u)
-{
-    coll *k = u;
-    (void)c;
-    if (k->nr == k->cap) {
-        k->cap = k->cap ? 2 * k->cap : 256;
-        k->r = realloc(k->r, k->cap * sizeof *k->r);
-    }
-    rec *r = &k->r[k->nr++];
-    r->f = *f;
-    memcpy(r->head, f->head, f->head_len);
-    r->f.head = NULL;
-}
-
-static void on_event(dw_ift_check *c, const dw_ift_check_event *ev, void *u)
-{
-    coll *k = u;
-    if (k->reenter)
-        k->reenter_rc = dw_ift_check_data(c, (const uint8_t *)"x", 1, NULL);
-    k->nev_all++;
-    if (k->nev == 256)
-        return;
-    evrec *e = &k->ev[k->nev++];
-    e->kind = ev->kind;
-    e->code = ev->code;
-    e->off = ev->offset;
-    e->len = ev->len;
-    e->pkt = ev->pkt;
-    e->seq = ev->seq;
-    snprintf(e->detail, sizeof e->detail, "%s", ev->detail ? ev->detail : "");
-}
-
-static const dw_ift_check_callbacks cbs = {on_frame, on_event};
-
-static void coll_free(coll *k)
-{
-    free(k->r);
-    memset(k, 0, sizeof *k);
-}
-
-static size_t count_ev(const coll *k, dw_ift_check_event_kind kind)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < k->nev; i++)
-        n += k->ev[i].kind == kind;
-    return n;
-}
-
-static const evrec *find_ev(const coll *k, dw_ift_check_event_kind kind)
-{
-    for (size_t i = 0; i < k->nev; i++)
-        if (k->ev[i].kind == kind)
-            return &k->ev[i];
-    return NULL;
-}
+static const dw_ift_check_callbacks cbs = {on_rec, on_event};
 
 static dw_ift_check *mk(const dw_ift_check_settings *st, coll *k)
 {
@@ -107,8 +34,6 @@ static dw_ift_check *mk(const dw_ift_check_settings *st, coll *k)
 /* ------------------------------------------------------------------ */
 /* Streams from the encoder                                            */
 /* ------------------------------------------------------------------ */
-
-#define SEQ0 0xfffff000u /* sequence numbers wrap inside the streams */
 
 typedef struct stream {
     uint8_t *b;
@@ -172,27 +97,6 @@ static size_t flen(const stream *s, size_t i)
 /* Segmentations and feeding                                           */
 /* ------------------------------------------------------------------ */
 
-typedef struct segs {
-    size_t *cut; /* segment start offsets, cut[0] = 0 */
-    size_t n;
-} segs;
-
-static void segs_fixed(segs *g, size_t len, size_t size)
-{
-    g->n = 0;
-    g->cut = malloc((len / size + 2) * sizeof(size_t));
-    for (size_t o = 0; o < len || !g->n; o += size)
-        g->cut[g->n++] = o;
-}
-
-static void segs_random(segs *g, size_t len, uint64_t *seed, size_t maxseg)
-{
-    g->n = 0;
-    g->cut = malloc((len + 2) * sizeof(size_t));
-    for (size_t o = 0; o < len || !g->n; o += 1 + dw_rand(seed) % maxseg)
-        g->cut[g->n++] = o;
-}
-
 /* One segment per `group` frames (1: every frame aligned). */
 static void segs_frames(segs *g, const stream *s, size_t group)
 {
@@ -200,57 +104,6 @@ static void segs_frames(segs *g, const stream *s, size_t group)
     g->cut = malloc((s->n + 2) * sizeof(size_t));
     for (size_t i = 0; i < s->n; i += group)
         g->cut[g->n++] = s->at[i];
-}
-
-static size_t seg_of(const segs *g, size_t off)
-{
-    size_t lo = 0, hi = g->n;
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (g->cut[mid] <= off)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-static int is_cut(const segs *g, size_t off)
-{
-    return g->cut[seg_of(g, off)] == off;
-}
-
-static size_t seg_end(const segs *g, size_t j, size_t len)
-{
-    return j + 1 < g->n ? g->cut[j + 1] : len;
-}
-
-/* Feeds b (len octets) cut by g as the reassembler would, [ha, hb)
- * missing, ending at end; split: some segments as two chunks. */
-static void feed_b(dw_ift_check *c, const uint8_t *b, size_t len, const segs *g,
-                   size_t ha, size_t hb, size_t end, int split, uint64_t *seed)
-{
-    size_t o = 0;
-    while (o < end) {
-        if (o == ha && hb > ha) {
-            dw_reasm_gap gp = {ha, SEQ0 + (uint32_t)ha, hb - ha, DW_REASM_GAP_LOST, 0};
-            CHECK(dw_ift_check_gap(c, &gp) == 0);
-            o = hb;
-            continue;
-        }
-        size_t j = seg_of(g, o), se = seg_end(g, j, len), pe = se;
-        if (ha > o && ha < pe)
-            pe = ha;
-        if (end < pe)
-            pe = end;
-        if (split && pe - o >= 2 && dw_rand(seed) % 2)
-            pe = o + 1 + dw_rand(seed) % (pe - o - 1);
-        dw_reasm_chunk ch = {o, SEQ0 + (uint32_t)o, j + 1, SEQ0 + (uint32_t)g->cut[j],
-                             (uint32_t)(se - g->cut[j]), o == g->cut[j], pe == se};
-        CHECK(dw_ift_check_data(c, b + o, pe - o, &ch) == 0);
-        o = pe;
-    }
-    CHECK(dw_ift_check_end(c) == 0);
 }
 
 static void feed(dw_ift_check *c, const stream *s, const segs *g, size_t ha,
@@ -283,15 +136,8 @@ static void check_frame(const rec *r, const uint8_t *b, size_t blen, size_t at,
     size_t h = hl < 64 ? hl : 64;
     CHECK_EQ_U(f->head_len, h);
     CHECK(memcmp(r->head, b + at + 4, h) == 0);
-    if (!g)
-        return;
-    size_t a = seg_of(g, at), z = seg_of(g, at + len - 1);
-    CHECK_EQ_U(f->first_pkt, a + 1);
-    CHECK_EQ_U(f->last_pkt, z + 1);
-    CHECK_EQ_U(f->segments, z - a + 1);
-    CHECK_EQ_U(f->aligned, is_cut(g, at));
-    int packed = (!is_cut(g, at) && !first) || (at + len < blen && !is_cut(g, at + len));
-    CHECK_EQ_U(f->packed, packed);
+    if (g)
+        check_segs(f, g, at, len, first, blen);
 }
 
 static void check_rec(const rec *r, const stream *s, size_t i, const segs *g)
@@ -303,22 +149,8 @@ static void check_rec(const rec *r, const stream *s, size_t i, const segs *g)
 static void check_seg_stats(const dw_ift_check_stats *st, const stream *s,
                             const segs *g)
 {
-    uint64_t with = 0, packed = 0;
-    size_t i = 0;
-    for (size_t j = 0; j < g->n; j++) {
-        size_t a = g->cut[j], b = seg_end(g, j, s->len);
-        while (i < s->n && s->at[i + 1] <= a)
-            i++;
-        size_t starts = 0, touch = 0;
-        for (size_t x = i; x < s->n && s->at[x] < b; x++) {
-            touch++;
-            starts += s->at[x] >= a;
-        }
-        with += starts > 0;
-        packed += starts > 0 && touch > 1;
-    }
-    CHECK_EQ_U(st->seg_with_start, with);
-    CHECK_EQ_U(st->seg_packed, packed);
+    check_seg_counts(st->seg_with_start, st->seg_packed, g, s->len, s->n, s->at,
+                     s->at + 1);
 }
 
 static void check_clean(dw_ift_check *c, const coll *k, const stream *s, const segs *g)

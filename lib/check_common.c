@@ -1,0 +1,239 @@
+/* The pieces the MPA and IFT stream checkers share (check_common.h). */
+#include <ddpwire/ddpwire.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_common.h"
+
+void dw_cc_slice_advance(dw_cc_slice *s, size_t k)
+{
+    s->off += k;
+    s->seq += (uint32_t)k;
+    s->len -= (uint32_t)k;
+    s->seg_start = s->seg_start && !k;
+}
+
+/* ------------------------------------------------------------------ */
+/* Input                                                               */
+/* ------------------------------------------------------------------ */
+
+int dw_cc_data_begin(dw_cc_in *in, const uint8_t *data, size_t len,
+                     const dw_reasm_chunk *chunk, dw_cc_slice *s, dw_reasm_gap *hole)
+{
+    if (!in || (!data && len) || len > UINT32_MAX)
+        return DW_ERR_INVAL;
+    if (in->in_cb || in->ended)
+        return DW_ERR_STATE;
+    *s = (dw_cc_slice){in->off, 0, 0, (uint32_t)len, 0, 0, 0};
+    if (!chunk)
+        return 0;
+    if (chunk->offset < in->off)
+        return DW_ERR_INVAL;
+    *s = (dw_cc_slice){chunk->offset, chunk->pkt, chunk->seq, (uint32_t)len,
+                       chunk->seg_start != 0, chunk->seg_end != 0, 1};
+    in->seq0 = chunk->seq - (uint32_t)chunk->offset;
+    in->have_seq0 = 1;
+    if (chunk->offset == in->off)
+        return 0;
+    *hole = (dw_reasm_gap){in->off, chunk->seq - (uint32_t)(chunk->offset - in->off),
+                           chunk->offset - in->off, DW_REASM_GAP_LOST, chunk->pkt};
+    return 1; /* an unreported hole */
+}
+
+int dw_cc_gap_begin(dw_cc_in *in, const dw_reasm_gap *g, uint64_t *len,
+                    char *detail, size_t dsize)
+{
+    if (!in || !g || g->offset + g->len < in->off)
+        return DW_ERR_INVAL;
+    if (in->in_cb || in->ended)
+        return DW_ERR_STATE;
+    *len = g->offset + g->len - in->off;
+    in->seq0 = g->seq - (uint32_t)g->offset;
+    in->have_seq0 = 1;
+    if (!*len)
+        return 0;
+    snprintf(detail, dsize, "%llu octets %s", (unsigned long long)*len,
+             g->kind == DW_REASM_GAP_SNAPLEN ? "cut by the snap length"
+                                             : "missing from the capture");
+    return 1;
+}
+
+uint32_t dw_cc_seq(const dw_cc_in *in, uint64_t off, uint32_t dflt)
+{
+    return in->have_seq0 ? in->seq0 + (uint32_t)off : dflt;
+}
+
+void dw_cc_error(dw_cc_in *in, int code, uint64_t off, uint64_t pkt)
+{
+    if (code && !in->err) {
+        in->err = code;
+        in->err_off = off;
+        in->err_pkt = pkt;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Segments                                                            */
+/* ------------------------------------------------------------------ */
+
+void dw_cc_rec_bind(dw_cc_rec *t, uint64_t *first_pkt, uint64_t *last_pkt,
+                    uint32_t *segments, int *aligned, int *packed)
+{
+    t->first_pkt = first_pkt;
+    t->last_pkt = last_pkt;
+    t->segments = segments;
+    t->aligned = aligned;
+    t->packed = packed;
+}
+
+/* Record index touches segment pkt (start: with its first octet). */
+static void seg_note(dw_cc_rec *t, uint64_t index, uint64_t pkt, int start)
+{
+    if (!t->seg_valid || t->seg_pkt != pkt) {
+        t->seg_valid = 1;
+        t->seg_pkt = pkt;
+        t->seg_nrec = 0;
+        t->seg_last_rec = UINT64_MAX;
+        t->seg_has_start = t->seg_counted = 0;
+    }
+    if (t->seg_last_rec != index) {
+        t->seg_last_rec = index;
+        t->seg_nrec++;
+    }
+    if (start && !t->seg_has_start) {
+        t->seg_has_start = 1;
+        t->seg_with_start++;
+    }
+    if (t->seg_has_start && t->seg_nrec > 1 && !t->seg_counted) {
+        t->seg_counted = 1;
+        t->seg_packed++;
+    }
+}
+
+void dw_cc_rec_begin(dw_cc_rec *t, uint64_t index, uint64_t pkt, int aligned)
+{
+    *t->first_pkt = *t->last_pkt = pkt;
+    *t->segments = 1;
+    *t->aligned = aligned;
+    *t->packed = t->have_prev && t->prev_last_pkt == pkt;
+    seg_note(t, index, pkt, 1);
+}
+
+void dw_cc_rec_touch(dw_cc_rec *t, uint64_t index, uint64_t pkt)
+{
+    if (*t->segments && *t->last_pkt == pkt)
+        return;
+    if (!*t->segments)
+        *t->first_pkt = pkt;
+    *t->last_pkt = pkt;
+    ++*t->segments;
+    seg_note(t, index, pkt, 0);
+}
+
+void dw_cc_rec_done(dw_cc_rec *t)
+{
+    t->have_prev = *t->segments != 0;
+    t->prev_last_pkt = *t->last_pkt;
+}
+
+/* ------------------------------------------------------------------ */
+/* Buffer                                                              */
+/* ------------------------------------------------------------------ */
+
+int dw_cc_buf_alloc(dw_cc_buf *b, size_t cap, size_t dcap)
+{
+    b->cap = cap;
+    b->dcap = dcap;
+    b->buf = malloc(cap);
+    b->desc = malloc(dcap * sizeof *b->desc);
+    return b->buf && b->desc ? 0 : DW_ERR_NOMEM;
+}
+
+void dw_cc_buf_free(dw_cc_buf *b)
+{
+    free(b->buf);
+    free(b->desc);
+}
+
+void dw_cc_buf_reset(dw_cc_buf *b, uint64_t off)
+{
+    b->start = b->len = 0;
+    b->dstart = b->dcount = 0;
+    b->base = off;
+    b->need = 0;
+}
+
+void dw_cc_buf_trim(dw_cc_buf *b)
+{
+    uint64_t o = b->base + b->start;
+    while (b->dstart < b->dcount && b->desc[b->dstart].off + b->desc[b->dstart].len <= o)
+        b->dstart++;
+}
+
+void dw_cc_buf_skip(dw_cc_buf *b, size_t n)
+{
+    b->start += n;
+    b->need = 0;
+    dw_cc_buf_trim(b);
+}
+
+void dw_cc_buf_shift(dw_cc_buf *b, size_t d)
+{
+    if (d) {
+        memmove(b->buf, b->buf + d, b->len - d);
+        b->base += d;
+        b->len -= d;
+        b->start -= d;
+        b->need = b->need > d ? b->need - d : 0;
+    }
+    if (b->dstart) {
+        memmove(b->desc, b->desc + b->dstart, (b->dcount - b->dstart) * sizeof *b->desc);
+        b->dcount -= b->dstart;
+        b->dstart = 0;
+    }
+}
+
+int dw_cc_piece_continues(const dw_cc_buf *b, const dw_cc_slice *s)
+{
+    const dw_cc_slice *l = b->dcount > b->dstart ? &b->desc[b->dcount - 1] : NULL;
+    return l && l->pkt == s->pkt && l->tagged == s->tagged && !l->seg_end &&
+           !s->seg_start && l->off + l->len == s->off;
+}
+
+void dw_cc_piece_add(dw_cc_buf *b, const dw_cc_slice *s, size_t k)
+{
+    dw_cc_slice *l = b->dcount > b->dstart ? &b->desc[b->dcount - 1] : NULL;
+    if (l && (dw_cc_piece_continues(b, s) || b->dcount == b->dcap)) {
+        l->len += (uint32_t)k;
+        l->seg_end = s->seg_end && k == s->len;
+        return;
+    }
+    dw_cc_slice d = *s;
+    d.len = (uint32_t)k;
+    d.seg_end = s->seg_end && k == s->len;
+    b->desc[b->dcount++] = d;
+}
+
+size_t dw_cc_piece_from(const dw_cc_buf *b, size_t *d, size_t i, dw_cc_slice *s)
+{
+    uint64_t o = b->base + i;
+    while (*d + 1 < b->dcount && b->desc[*d].off + b->desc[*d].len <= o)
+        ++*d;
+    const dw_cc_slice *p = &b->desc[*d];
+    uint32_t skip = (uint32_t)(o - p->off);
+    *s = *p;
+    s->off = o;
+    s->seq = p->seq + skip;
+    s->seg_start = p->seg_start && skip == 0;
+    s->len = p->len - skip;
+    size_t left = b->len - i;
+    return s->len < left ? s->len : left;
+}
+
+size_t dw_cc_piece_at(const dw_cc_buf *b, size_t i, dw_cc_slice *s)
+{
+    size_t d = b->dstart;
+    return dw_cc_piece_from(b, &d, i, s);
+}
