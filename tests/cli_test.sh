@@ -9,7 +9,7 @@ trap 'rm -rf "$T"' EXIT
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if eval "$1"; then ok; else bad "$1"; fi; }
+check() { if eval "$1"; then ok; else bad "${2:-$1}"; fi; }
 
 # records: 2-octet big-endian length + octets, sizes 1..64768 and edge sizes
 python3 - "$T/recs" <<'PY'
@@ -105,6 +105,124 @@ for pair in "--startup negotiate|" "|--startup negotiate" "--framing ift|" "|--f
   wait $lp; check "[ $? = 1 ]"
   check "grep -q 'enablement error' '$T/lerr' || grep -q 'closed' '$T/lerr'"
 done
+
+# send reads what the peer sends: an echoing listener's records are counted
+# and written with --records-out (length + octets, as listen --records)
+python3 - "$T/in" "$T/want_recs" 1000 <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read(); n = int(sys.argv[3])
+with open(sys.argv[2], 'wb') as f:
+    for i in range(0, len(d), n):
+        f.write(struct.pack('>H', len(d[i:i + n])) + d[i:i + n])
+PY
+for m in "" "--pack" "--startup negotiate" "--framing ift"; do
+  port=$((port + 1))
+  $D listen 127.0.0.1:$port --keep-open --echo $m 2> "$T/lerr" & lp=$!
+  for _ in 1 2 3 4 5 6 7 8 9 10; do ss -ltn 2>/dev/null | grep -q ":$port " && break; sleep 0.1; done
+  $D send 127.0.0.1:$port "$T/in" --record-size 1000 --records-out "$T/echoed" $m 2> "$T/serr"
+  check "[ $? = 0 ]"
+  check "grep -q '3000 records (3000000 octets) received' '$T/serr'"
+  check "cmp -s '$T/want_recs' '$T/echoed'"
+  kill $lp; wait $lp 2>/dev/null
+done
+$D send --help | grep -q -- '--records-out'; check "[ $? = 0 ]"
+$D send 127.0.0.1:1 --records-out > /dev/null 2>&1; check "[ $? = 2 ]"
+
+# a non-MPA or broken peer: one stand-in server per case (port in a file)
+cat > "$T/srv.py" <<'PY'
+import socket, struct, sys, time
+# srv.py PORTFILE MODE REPLYFILE: one connection; sends the reply, then
+# close: reads a little first and closes (a reset if our data is unread);
+# reset: resets at once
+s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(1)
+open(sys.argv[1] + '.tmp', 'w').write(str(s.getsockname()[1]))
+import os; os.rename(sys.argv[1] + '.tmp', sys.argv[1])
+s.settimeout(10); c, _ = s.accept(); c.settimeout(2)
+if sys.argv[2] == 'close':
+    try: c.recv(100)
+    except OSError: pass
+c.sendall(open(sys.argv[3], 'rb').read()); time.sleep(0.2)
+if sys.argv[2] == 'reset':
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack('ii', 1, 0))
+c.close()
+PY
+srv() { # MODE REPLYFILE: starts the stand-in; its port in $sport
+  rm -f "$T/sport"; python3 "$T/srv.py" "$T/sport" "$1" "$2" & sp=$!
+  for _ in $(seq 50); do [ -s "$T/sport" ] && break; sleep 0.1; done
+  sport=$(cat "$T/sport")
+}
+# a good FPDU ("hello", no markers) then one with a bad CRC at offset 12
+printf '\x00\x05hello' > "$T/hello_rec"
+$D frame --no-markers < "$T/hello_rec" > "$T/reply"
+check "[ $(stat -c %s "$T/reply") = 12 ]"
+printf '\x00\x04abcd\x00\x00\xde\xad\xbe\xef' >> "$T/reply"
+srv close "$T/reply"
+$D send 127.0.0.1:$sport "$T/in" --no-markers --records-out "$T/got" 2> "$T/serr"; rc=$?
+wait $sp
+check "[ $rc = 1 ] && [ \$(wc -l < '$T/serr') = 1 ]"
+check "grep -q 'MPA error 2: CRC mismatch at stream offset 12 (DW_ERR_PROTO)' '$T/serr'"
+check "grep -q '1 records received' '$T/serr' && cmp -s '$T/hello_rec' '$T/got'"
+# garbage that ends inside an FPDU: code 1 named, not a bare protocol error
+printf 'HTTP/1.0 400 Bad request\r\n\r\n' > "$T/reply"
+srv close "$T/reply"
+$D send 127.0.0.1:$sport "$T/in" --no-markers 2> "$T/serr"; rc=$?
+wait $sp
+check "[ $rc = 1 ] && grep -q 'MPA error 1: .* at stream offset 0 (DW_ERR_PROTO)' '$T/serr'"
+# with markers the first octets are no zero marker: an enablement error
+srv close "$T/reply"
+$D send 127.0.0.1:$sport "$T/in" 2> "$T/serr"; rc=$?
+wait $sp
+check "[ $rc = 1 ] && grep -q 'enablement error.*(DW_ERR_ENABLEMENT)' '$T/serr'"
+# the peer sends a record and resets while we send: the record is still
+# read, the reset is the cause (not ENOTCONN from shutdown)
+$D frame --no-markers < "$T/hello_rec" > "$T/reply"
+srv reset "$T/reply"
+$D send 127.0.0.1:$sport "$T/in" --no-markers --records-out "$T/got" 2> "$T/serr"; rc=$?
+wait $sp
+check "[ $rc = 1 ] && grep -Eq 'reset (the connection|it) .*; 1 records received' '$T/serr'"
+check "! grep -q 'not connected' '$T/serr' && cmp -s '$T/hello_rec' '$T/got'"
+# nobody listening: the library error is named
+$D send 127.0.0.1:$sport "$T/in" 2> "$T/serr"; rc=$?
+check "[ $rc = 1 ] && grep -q 'Connection refused (DW_ERR_IO)' '$T/serr'"
+
+# listen: a peer that never completes an FPDU fails it in bounded time,
+# even when it trickles (one octet per 0.2 s: each read comes in time);
+# in negotiated mode a partial start-up frame times out; the default is
+# documented
+$D listen --help | grep -q 'within 10 s (10000 ms)'; check "[ $? = 0 ]"
+for lim in "--timeout 1000" "--timeout 1000 --startup negotiate"; do
+  port=$((port + 1))
+  $D listen 127.0.0.1:$port $lim > /dev/null 2> "$T/lerr" & lp=$!
+  for _ in 1 2 3 4 5 6 7 8 9 10; do ss -ltn 2>/dev/null | grep -q ":$port " && break; sleep 0.1; done
+  python3 - $port "$lim" <<'PY' &
+import socket, sys, time
+c = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
+try:
+    for b in b'MPA ID Req Frame' if sys.argv[2].endswith('negotiate') else b'\0' * 30:
+        c.sendall(bytes([b])); time.sleep(0.2)
+except OSError: pass
+PY
+  cp=$!
+  t0=$(date +%s%N)
+  wait $lp; rc=$?
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  kill $cp 2>/dev/null; wait $cp 2>/dev/null
+  check "[ $rc = 1 ] && [ $ms -lt 5000 ]" "listen $lim: exit $rc after $ms ms"
+  check "grep -q 'timed out.*DW_ERR_TIMEOUT' '$T/lerr'" "listen $lim: $(cat "$T/lerr")"
+  [ "$lim" = "--timeout 1000" ] &&
+    check "grep -q 'timed out: no whole record within 1000 ms' '$T/lerr'"
+done
+
+# load: why a connection failed (the library error, the MPA error code)
+printf '\x00\x04abcd\x00\x00\xde\xad\xbe\xef' > "$T/reply"
+srv close "$T/reply"
+$D load 127.0.0.1:$sport --connections 1 --records 3 --no-markers --timeout 3000 \
+  > "$T/lout" 2> "$T/lerr"; rc=$?
+wait $sp
+check "[ $rc = 1 ] && grep -q FAILED '$T/lout'"
+check "grep -q 'connection 0 failed.*(DW_ERR_PROTO); MPA error 2: CRC mismatch at stream offset 0' '$T/lerr'"
+$D load 127.0.0.1:$sport --connections 1 > /dev/null 2> "$T/lerr"; rc=$?
+check "[ $rc = 1 ] && grep -q 'connection 0 failed to connect: .*(DW_ERR_IO)' '$T/lerr'"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -342,6 +342,9 @@ static void test_nonblocking(void)
     dw_sock *c;
     CHECK_EQ_U(dw_sock_connect(&c, "127.0.0.1", port, &cli.o, err, sizeof err), 0);
     CHECK_EQ_U(dw_sock_send(c, pool, 10), DW_ERR_STATE); /* not in MPA mode yet */
+    dw_sock_info early;
+    dw_sock_get_info(c, &early); /* no framer yet: no MULPDU, no crash */
+    CHECK_EQ_U(early.mulpdu, 0);
     while (!dw_sock_ready(c) && poll_recv(c) >= 0)
         ;
     CHECK(dw_sock_ready(c));

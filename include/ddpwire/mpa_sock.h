@@ -159,7 +159,9 @@ int dw_sock_ready(const dw_sock *s);
 /** Shuts down our sending direction (FIN) after what was sent. */
 int dw_sock_shutdown(dw_sock *s);
 
-/** The agreement and the current EMSS / MULPDU (re-read from TCP_MAXSEG). */
+/** The agreement and the current EMSS / MULPDU (re-read from TCP_MAXSEG).
+ * Before MPA mode (or after a refused start-up) MULPDU is 0 and the
+ * agreement holds what is known so far. */
 void dw_sock_get_info(dw_sock *s, dw_sock_info *info);
 
 int dw_sock_fd(const dw_sock *s);

@@ -71,10 +71,12 @@ static void read_emss(dw_sock *s)
 {
     int mss = 0;
     socklen_t l = sizeof mss;
-    if (getsockopt(s->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &l) == 0 && mss > 0) {
+    if (getsockopt(s->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &l) == 0 && mss > 0)
         s->info.emss = (uint32_t)mss;
+    if (!s->tx)
+        return; /* not in MPA mode (yet, or refused): no framer to tell */
+    if (mss > 0)
         dw_fr_tx_set_emss(s->tx, (uint32_t)mss); /* MPA 7.3.1 follows EMSS */
-    }
     s->info.mulpdu = (uint32_t)dw_fr_tx_max_pdu(s->tx);
 }
 

@@ -3,11 +3,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -22,11 +25,28 @@ static void help(void)
            "when the first connection ends. With --keep-open it serves any number of\n"
            "connections at once (epoll) until killed; --echo sends every record back\n"
            "to its sender instead of writing it. Both ends must be given the same\n"
-           "--startup (a mismatch is detected and reported).\n");
+           "--startup (a mismatch is detected and reported).\n"
+           "A connection must complete its start-up and deliver its first whole record\n"
+           "within 10 s (10000 ms) of being accepted, or it fails (a peer that never\n"
+           "completes an FPDU cannot hold the listener); after that record it may wait\n"
+           "as long as it likes. --timeout MS sets that limit and also limits each later\n"
+           "wait for input (0: no limit at all); with --keep-open only --timeout applies\n"
+           "(to start-up reads and sends). Exit status: 0 when the connection\n"
+           "ended cleanly, 1 on a failure, 2 on a usage error.\n");
+}
+
+#define FIRST_MS_DEFAULT 10000
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 typedef struct ctx {
     int records;
+    int first_ms, later_ms; /* first record's deadline, later reads' limit */
     int werr;
     uint64_t n, bytes;
     dw_fr_error err;
@@ -62,42 +82,100 @@ static void on_error(dw_fr_rx *rx, const dw_fr_error *e, void *u)
     c->failed = 1;
 }
 
+/* Waits up to ms (-1: for ever) for input: 0 when none came in time. */
+static int wait_input(int fd, int64_t ms)
+{
+    struct pollfd p = {fd, POLLIN, 0};
+    int k;
+    do
+        k = poll(&p, 1, ms > INT_MAX ? INT_MAX : (int)ms);
+    while (k < 0 && errno == EINTR);
+    return k != 0; /* an error: the read says which */
+}
+
+/* Reads (non-blocking) until the connection ends. The start-up and the
+ * first record must be done by the deadline, so a trickle cannot extend
+ * it; later reads wait later_ms (0: for ever). *octets: what arrived. */
+static ssize_t read_all(dw_sock *s, ctx *c, uint64_t *octets, int *e)
+{
+    int64_t deadline = now_ms() + c->first_ms;
+    ssize_t r;
+    while ((r = dw_sock_recv(s)) >= 0 && !c->werr) {
+        *octets += (uint64_t)r;
+        if (r > 0)
+            continue;
+        int64_t ms = c->later_ms > 0 ? c->later_ms : -1;
+        int first = !c->n && c->first_ms > 0;
+        if (first && (ms = deadline - now_ms()) <= 0)
+            return DW_ERR_TIMEOUT;
+        if (!wait_input(dw_sock_fd(s), ms) && !first)
+            return DW_ERR_TIMEOUT;
+    }
+    *e = errno;
+    return r;
+}
+
+/* Why the connection failed, in one line. */
+static void report(dw_sock *s, const dw_sock_opts *o, const ctx *c, ssize_t r, uint64_t octets,
+                   int e)
+{
+    const char *f = o->framing == DW_FRAMING_IFT ? "IFT" : "MPA";
+    if (c->werr) {
+        fprintf(stderr, "ddpwire listen: cannot write to stdout (DW_ERR_IO)\n");
+    } else if (r == DW_ERR_TIMEOUT && !dw_sock_ready(s)) {
+        fprintf(stderr, "ddpwire listen: timed out waiting for the peer's MPA start-up frame "
+                        "(%d ms, %llu octets arrived; DW_ERR_TIMEOUT)\n",
+                c->first_ms, (unsigned long long)octets);
+    } else if (r == DW_ERR_TIMEOUT && !c->n && c->first_ms > 0) {
+        fprintf(stderr, "ddpwire listen: timed out: no whole record within %d ms of the "
+                        "connection (%llu octets arrived; DW_ERR_TIMEOUT)\n",
+                c->first_ms, (unsigned long long)octets);
+    } else if (r == DW_ERR_CLOSED) { /* before MPA mode */
+        fprintf(stderr, "ddpwire listen: the peer closed the connection during MPA start-up "
+                        "(DW_ERR_CLOSED)\n");
+    } else if (r == DW_ERR_REJECTED) {
+        /* (dw_sock_get_info needs MPA mode: no reason here) */
+        fprintf(stderr, "ddpwire listen: MPA start-up refused: the peer's request does not "
+                        "fit our options (DW_ERR_REJECTED)\n");
+    } else if (r == DW_ERR_ENABLEMENT) {
+        fprintf(stderr, "ddpwire listen: enablement error: the peer's first octets are not "
+                        "%s in this mode (other --framing or --startup, or not %s at all?) "
+                        "(DW_ERR_ENABLEMENT)\n",
+                f, f);
+    } else if (c->failed && c->err.code != DW_MPA_ERR_CLOSED) {
+        fprintf(stderr, "ddpwire listen: %s at stream offset %llu (DW_ERR_PROTO)\n",
+                dw_fr_error_str(&c->err), (unsigned long long)c->err.offset);
+    } else {
+        fprintf(stderr, "ddpwire listen: connection ended: %s (%s)\n",
+                r == DW_ERR_IO ? strerror(e) : dw_strerror((int)r), dw_err_name((int)r));
+    }
+}
+
 /* One connection: 0 when it ended cleanly. */
 static int serve(int lfd, dw_sock_opts *o, ctx *c)
 {
     char err[256];
     dw_sock *s;
-    int records = c->records;
+    ctx keep = *c;
     memset(c, 0, sizeof *c);
-    c->records = records;
+    c->records = keep.records, c->first_ms = keep.first_ms, c->later_ms = keep.later_ms;
+    o->nonblocking = 1; /* the accept waits; the start-up is read with a deadline */
     int rc = dw_sock_accept(&s, lfd, o, err, sizeof err);
     if (rc) {
-        fprintf(stderr, "ddpwire listen: %s\n", err);
+        fprintf(stderr, "ddpwire listen: %s (%s)\n", err, dw_err_name(rc));
         return 1;
     }
-    ssize_t r;
-    while ((r = dw_sock_recv(s)) > 0 && !c->werr)
-        ;
-    if (r == DW_ERR_CLOSED && !c->werr)
+    uint64_t octets = 0;
+    int e = 0;
+    ssize_t r = read_all(s, c, &octets, &e);
+    if (r == DW_ERR_CLOSED && !c->werr && dw_sock_ready(s)) {
         dw_sock_close(s);
-    else
-        dw_sock_abort(s); /* tell the sender with a reset */
-    if (r == DW_ERR_CLOSED && !c->werr) {
         fprintf(stderr, "ddpwire listen: %llu records, %llu octets\n",
                 (unsigned long long)c->n, (unsigned long long)c->bytes);
         return 0;
     }
-    if (r == DW_ERR_ENABLEMENT) {
-        const char *f = o->framing == DW_FRAMING_IFT ? "IFT" : "MPA";
-        fprintf(stderr, "ddpwire listen: enablement error: the peer's first octets are not "
-                        "%s in this mode (other --framing or --startup, or not %s at all?)\n",
-                f, f);
-    } else if (c->failed && c->err.code != DW_MPA_ERR_CLOSED)
-        fprintf(stderr, "ddpwire listen: %s at stream offset %llu\n",
-                dw_fr_error_str(&c->err), (unsigned long long)c->err.offset);
-    else
-        fprintf(stderr, "ddpwire listen: connection ended: %s\n",
-                c->werr ? "cannot write to stdout" : dw_strerror((int)r));
+    report(s, o, c, r, octets, e);
+    dw_sock_abort(s); /* tell the sender with a reset */
     return 1;
 }
 
@@ -146,7 +224,7 @@ static void ep_accept(int ep, int lfd, const dw_sock_opts *base, server *v)
         int rc = dw_sock_accept(&c->s, lfd, &o, err, sizeof err);
         if (rc) {
             if (rc != DW_ERR_IO || (errno != EAGAIN && errno != EWOULDBLOCK))
-                fprintf(stderr, "ddpwire listen: %s\n", err), v->failed++;
+                fprintf(stderr, "ddpwire listen: %s (%s)\n", err, dw_err_name(rc)), v->failed++;
             free(c);
             return; /* accepted all that were waiting */
         }
@@ -168,7 +246,8 @@ static void ep_read(int ep, conn *c, server *v)
         dw_sock_close(c->s);
     } else {
         v->failed++;
-        fprintf(stderr, "ddpwire listen: connection failed: %s\n", dw_strerror((int)r));
+        fprintf(stderr, "ddpwire listen: connection failed: %s (%s)\n", dw_strerror((int)r),
+                dw_err_name((int)r));
         dw_sock_abort(c->s);
     }
     v->open--;
@@ -203,11 +282,11 @@ static int serve_many(int lfd, dw_sock_opts *o, int echo, int records)
 int cmd_listen(int argc, char **argv)
 {
     dw_sock_opts o;
-    ctx c;
+    ctx c = {0};
     int keep = 0, records = 0, echo = 0;
     const char *where = NULL;
     dw_sock_opts_default(&o);
-    o.timeout_ms = 0; /* a listener waits as long as its peer */
+    o.timeout_ms = -1; /* not given */
     for (int i = 1; i < argc; i++) {
         int r = cli_sock_option(&o, argc, argv, &i);
         if (r < 0)
@@ -240,6 +319,10 @@ int cmd_listen(int argc, char **argv)
         fprintf(stderr, "ddpwire listen: %s\n", err);
         return 1;
     }
+    int given = o.timeout_ms >= 0;
+    c.first_ms = given ? o.timeout_ms : FIRST_MS_DEFAULT;
+    c.later_ms = given ? o.timeout_ms : 0; /* then it waits as long as its peer */
+    o.timeout_ms = keep ? c.later_ms : c.first_ms; /* start-up reads */
     if (keep)
         return serve_many(lfd, &o, echo, records);
     o.cb = (dw_fr_rx_callbacks){on_ulpdu, on_error, NULL};

@@ -8,6 +8,7 @@
  */
 #include <ddpwire/mpa_sock.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,9 @@ static void help(void)
            "                    [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers] [--timeout MS]\n"
            "Opens N connections (default 1000) to `ddpwire listen PORT --keep-open --echo`,\n"
            "sends M records of S octets on each (default 5 of 100), verifies every echoed\n"
-           "record, and reports. Exit status 0 only if every record came back intact.\n");
+           "record, and reports; the first failed connections' causes go to stderr (the\n"
+           "DW_ERR_*, the MPA/IFT error code and offset). Exit status 0 only if every\n"
+           "record came back intact, 1 otherwise, 2 on a usage error.\n");
 }
 
 static double now(void)
@@ -43,7 +46,11 @@ typedef struct lconn {
     size_t id, sent, got, bad;
     int done, failed;
     struct lrun *run;
+    int why, err_no, has_err; /* the DW_ERR_* that ended it, errno */
+    dw_fr_error err;          /* the MPA/IFT error reported, if any */
 } lconn;
+
+#define SHOW_MAX 5 /* failures described on stderr */
 
 typedef struct lrun {
     uint64_t m, size;
@@ -70,8 +77,35 @@ static int on_ulpdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t
     return 0;
 }
 
-static void finish(int ep, lconn *c, int failed)
+static void on_error(dw_fr_rx *rx, const dw_fr_error *e, void *u)
 {
+    lconn *c = u;
+    (void)rx;
+    c->err = *e;
+    c->has_err = 1;
+}
+
+/* Why connection c failed, in one line. */
+static void describe(const lconn *c, const char *what)
+{
+    static const char *how[] = {"closed", "reset", "timed out", "lost"};
+    char mpa[160] = "";
+    if (c->has_err && (c->err.code != DW_MPA_ERR_CLOSED || !c->err.clean))
+        snprintf(mpa, sizeof mpa, "; %s at stream offset %llu", dw_fr_error_str(&c->err),
+                 (unsigned long long)c->err.offset);
+    else if (c->has_err && c->why != DW_ERR_CLOSED)
+        snprintf(mpa, sizeof mpa, "; the listener %s the connection", how[c->err.reason & 3]);
+    fprintf(stderr, "ddpwire load: connection %zu failed %s: %s (%s)%s; %zu of %llu echoes, "
+                    "%zu mismatched\n",
+            c->id, what, c->why == DW_ERR_IO ? strerror(c->err_no) : dw_strerror(c->why),
+            dw_err_name(c->why), mpa, c->got, (unsigned long long)c->run->m, c->bad);
+}
+
+/* Ends connection c; why is 0 or the DW_ERR_* that ended it. */
+static void finish(int ep, lconn *c, int failed, int why)
+{
+    c->why = why;
+    c->err_no = errno;
     epoll_ctl(ep, EPOLL_CTL_DEL, dw_sock_fd(c->s), NULL);
     if (failed)
         dw_sock_abort(c->s);
@@ -84,12 +118,14 @@ static void finish(int ep, lconn *c, int failed)
     c->run->failed += (size_t)failed;
 }
 
-/* Sends the connection's records (it is in MPA mode). */
+/* Sends the connection's records (it is in MPA mode): 0 or a DW_ERR_*. */
 static int send_all(lconn *c)
 {
-    for (; c->sent < c->run->m; c->sent++)
-        if (dw_sock_send(c->s, rec_data(c->id, c->sent), c->run->size))
-            return -1;
+    for (; c->sent < c->run->m; c->sent++) {
+        int rc = dw_sock_send(c->s, rec_data(c->id, c->sent), c->run->size);
+        if (rc)
+            return rc;
+    }
     return 0;
 }
 
@@ -100,7 +136,7 @@ static void on_input(int ep, lconn *c)
         ;
     if (r == 0)
         return;
-    finish(ep, c, r != DW_ERR_CLOSED || c->got != c->run->m || c->bad);
+    finish(ep, c, r != DW_ERR_CLOSED || c->got != c->run->m || c->bad, (int)r);
 }
 
 typedef int (*phase_done)(const lconn *c, const lrun *run);
@@ -139,6 +175,21 @@ static int run_until(int ep, lconn *cs, size_t n, lrun *run, phase_done ok, doub
         for (int j = 0; j < k; j++)
             on_input(ep, ev[j].data.ptr);
     }
+}
+
+/* The first failed (or, after the time limit, unfinished) connections. */
+static void report_failures(const lconn *cs, size_t n, size_t connect_failed, const char *stuck,
+                            double limit)
+{
+    size_t shown = connect_failed < SHOW_MAX ? connect_failed : SHOW_MAX, late = 0;
+    for (size_t i = 0; cs && i < n && shown < SHOW_MAX; i++)
+        if (cs[i].failed && cs[i].s == NULL && cs[i].why)
+            describe(&cs[i], "while running"), shown++;
+    for (size_t i = 0; cs && stuck && i < n; i++)
+        if (!cs[i].done && late++ < SHOW_MAX)
+            fprintf(stderr, "ddpwire load: connection %zu unfinished after %.0f s %s (timed "
+                            "out, DW_ERR_TIMEOUT; --timeout sets the limit): %zu of %llu echoes\n",
+                    cs[i].id, limit, stuck, cs[i].got, (unsigned long long)cs[i].run->m);
 }
 
 int cmd_load(int argc, char **argv)
@@ -189,14 +240,17 @@ int cmd_load(int argc, char **argv)
     lconn *cs = calloc(n, sizeof *cs);
     int ep = epoll_create1(EPOLL_CLOEXEC);
     o.nonblocking = 1;
-    o.cb = (dw_fr_rx_callbacks){on_ulpdu, NULL, NULL};
+    o.cb = (dw_fr_rx_callbacks){on_ulpdu, on_error, NULL};
     double t0 = now();
+    size_t no_connect = 0;
     for (size_t i = 0; cs && i < n; i++) {
-        cs[i] = (lconn){NULL, i, 0, 0, 0, 0, 0, &run};
+        cs[i] = (lconn){.id = i, .run = &run};
         o.user_data = &cs[i];
-        if (dw_sock_connect(&cs[i].s, host, port, &o, err, sizeof err)) {
-            if (run.failed < 5)
-                fprintf(stderr, "ddpwire load: connection %zu: %s\n", i, err);
+        int rc = dw_sock_connect(&cs[i].s, host, port, &o, err, sizeof err);
+        if (rc) {
+            if (no_connect++ < SHOW_MAX)
+                fprintf(stderr, "ddpwire load: connection %zu failed to connect: %s (%s)\n", i,
+                        err, dw_err_name(rc));
             cs[i].done = cs[i].failed = 1, run.done++, run.failed++;
             continue;
         }
@@ -205,16 +259,25 @@ int cmd_load(int argc, char **argv)
     }
     double t1 = now(), limit = o.timeout_ms > 0 ? o.timeout_ms / 1000.0 : 60;
     /* every connection open at once: start-up, records, echoes, close */
+    const char *phase = "in MPA start-up";
+    int rc;
     int stuck = run_until(ep, cs, n, &run, is_ready, limit, t1);
     for (size_t i = 0; !stuck && i < n; i++)
-        if (!cs[i].done && send_all(&cs[i]))
-            finish(ep, &cs[i], 1);
-    stuck = stuck || run_until(ep, cs, n, &run, has_echoes, limit, t1);
+        if (!cs[i].done && (rc = send_all(&cs[i])))
+            finish(ep, &cs[i], 1, rc);
+    if (!stuck) {
+        phase = "waiting for echoes";
+        stuck = run_until(ep, cs, n, &run, has_echoes, limit, t1);
+    }
     for (size_t i = 0; !stuck && i < n; i++)
         if (!cs[i].done && dw_sock_shutdown(cs[i].s))
-            finish(ep, &cs[i], 1);
-    stuck = stuck || run_until(ep, cs, n, &run, is_done, limit, t1);
+            finish(ep, &cs[i], 1, DW_ERR_IO);
+    if (!stuck) {
+        phase = "waiting for the listener's close";
+        stuck = run_until(ep, cs, n, &run, is_done, limit, t1);
+    }
     double t2 = now();
+    report_failures(cs, n, no_connect, stuck ? phase : NULL, limit);
     printf("connections %llu opened in %.2f s, %zu completed, %zu failed, %llu unfinished\n",
            (unsigned long long)n, t1 - t0, run.done - run.failed, run.failed,
            (unsigned long long)(n - run.done));

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,46 +12,196 @@
 #include "cli.h"
 
 #define CHUNK (1u << 20)
+#define BATCH_RECS 256
+#define BATCH_OCTETS (256u << 10) /* then read what the peer sent */
 
 static void help(void)
 {
-    printf("usage: ddpwire send HOST:PORT [FILE|-] [--record-size N]\n"
+    printf("usage: ddpwire send HOST:PORT [FILE|-] [--record-size N] [--records-out FILE]\n"
            "                    [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers]\n"
            "                    [--pack] [--timeout MS]\n"
            "Connects to an MPA listener and sends the input cut into records of at\n"
-           "most MULPDU octets (or N), then closes and waits for the peer to close.\n");
+           "most MULPDU octets (or N), then closes and waits for the peer to close.\n"
+           "Records the peer sends meanwhile are verified and counted in the summary;\n"
+           "--records-out writes them to FILE (- for stdout), each after its 2-octet\n"
+           "big-endian length (as `listen --records`). When the peer breaks the\n"
+           "connection, what it sent before is still read, and its MPA/IFT error code\n"
+           "and stream offset are reported. Exit status: 0 when all was sent and the\n"
+           "peer closed cleanly, 1 on a failure, 2 on a usage error.\n");
 }
 
-static int on_ulpdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *d, size_t len,
-                    uint64_t off, void *u)
+typedef struct sctx {
+    int out; /* --records-out, or -1 */
+    int werr, closed;
+    uint64_t n, bytes;
+    dw_fr_error err;
+    int failed;
+} sctx;
+
+static int on_record(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *d,
+                     size_t len, uint64_t off, void *u)
 {
-    (void)hdr, (void)hlen;
-    (void)rx, (void)d, (void)len, (void)off, (void)u;
-    return 0; /* the listener sends nothing back */
+    sctx *c = u;
+    uint8_t h[2] = {(uint8_t)(len >> 8), (uint8_t)len};
+    (void)rx, (void)hdr, (void)hlen, (void)off;
+    if (c->out >= 0 && (cli_write_all(c->out, h, 2) || cli_write_all(c->out, d, len)))
+        c->werr = errno ? errno : EIO;
+    c->n++;
+    c->bytes += len;
+    return c->werr != 0;
 }
 
-/* Sends buf[0..n) as records of at most rs octets, in batches. */
-static int send_chunk(dw_sock *s, const uint8_t *buf, size_t n, size_t rs)
+static void on_error(dw_fr_rx *rx, const dw_fr_error *e, void *u)
 {
-    struct iovec v[256];
-    size_t k = 0;
+    sctx *c = u;
+    (void)rx;
+    c->err = *e;
+    c->failed = 1;
+}
+
+/* One read that cannot block (data, FIN or an error is waiting). */
+static int read_once(dw_sock *s, sctx *c, int *e)
+{
+    ssize_t r = dw_sock_recv(s);
+    *e = errno;
+    if (r == DW_ERR_CLOSED) /* the peer is done sending; we may not be */
+        c->closed = 1;
+    return c->werr ? DW_ERR_IO : r < 0 && !c->closed ? (int)r : 0;
+}
+
+/* Processes what the peer has sent so far without waiting for more. */
+static int read_ready(dw_sock *s, sctx *c, int *e)
+{
+    struct pollfd p = {dw_sock_fd(s), POLLIN, 0};
+    int rc = 0;
+    while (!rc && !c->closed && poll(&p, 1, 0) > 0)
+        rc = read_once(s, c, e);
+    return rc;
+}
+
+/* Reads until the peer's close: 0, or why the stream did not end cleanly. */
+static int read_to_end(dw_sock *s, sctx *c, int *e)
+{
+    int rc = 0;
+    while (!rc && !c->closed)
+        rc = read_once(s, c, e);
+    return rc;
+}
+
+/* Sends buf[0..n) as records of at most rs octets, in batches, reading
+ * what the peer sent between them (an echoing peer never waits on us). */
+static int send_chunk(dw_sock *s, sctx *c, const uint8_t *buf, size_t n, size_t rs, int *se,
+                      int *rx, int *re)
+{
+    struct iovec v[BATCH_RECS];
+    size_t k = 0, octets = 0;
     for (size_t at = 0; at < n; at += rs) {
-        v[k++] = (struct iovec){(void *)(buf + at), n - at < rs ? n - at : rs};
-        if (k == 256 || at + rs >= n) {
+        v[k] = (struct iovec){(void *)(buf + at), n - at < rs ? n - at : rs};
+        octets += v[k++].iov_len;
+        if (k == BATCH_RECS || octets >= BATCH_OCTETS || at + rs >= n) {
             int rc = dw_sock_sendv(s, v, k);
-            if (rc)
+            if (rc) {
+                *se = errno;
                 return rc;
-            k = 0;
+            }
+            k = 0, octets = 0;
+            if ((*rx = read_ready(s, c, re)))
+                return 0;
         }
     }
     return 0;
+}
+
+/* The peer went away while we were sending or shutting down. */
+static int peer_gone(int rc, int e)
+{
+    return rc == DW_ERR_IO && (e == EPIPE || e == ENOTCONN || e == ECONNRESET);
+}
+
+static const char *why(int rc, int e)
+{
+    return rc == DW_ERR_IO ? strerror(e) : dw_strerror(rc);
+}
+
+/* One line naming the first real cause: an enablement error, the peer's
+ * protocol error, our send's failure, then how the stream ended. */
+static void report(const sctx *c, const dw_sock_opts *o, int sent_rc, int se, int rx_rc, int re)
+{
+    const char *hint = " (did the listener refuse? both ends need the same --startup)";
+    char after[96];
+    snprintf(after, sizeof after, "; %llu records received", (unsigned long long)c->n);
+    if (c->werr) {
+        fprintf(stderr, "ddpwire send: cannot write --records-out: %s (DW_ERR_IO)%s\n",
+                strerror(c->werr), after);
+    } else if (rx_rc == DW_ERR_ENABLEMENT) { /* the first frame, judged by the library */
+        fprintf(stderr, "ddpwire send: enablement error: %s (not %s, or another --startup?)%s%s "
+                        "(DW_ERR_ENABLEMENT)\n",
+                dw_strerror(rx_rc), o->framing == DW_FRAMING_IFT ? "IFT" : "MPA",
+                c->failed ? ": " : "", c->failed ? dw_fr_error_str(&c->err) : "");
+    } else if (c->failed && (c->err.code != DW_MPA_ERR_CLOSED || !c->err.clean)) {
+        fprintf(stderr, "ddpwire send: %s at stream offset %llu (DW_ERR_PROTO)%s%s%s\n",
+                dw_fr_error_str(&c->err), (unsigned long long)c->err.offset, after,
+                sent_rc ? "; sending stopped: " : "", sent_rc ? why(sent_rc, se) : "");
+    } else if (peer_gone(sent_rc, se)) {
+        int reset = se == ECONNRESET || (c->failed && c->err.reason == DW_MPA_CLOSE_RST);
+        fprintf(stderr, "ddpwire send: the peer %s the connection before our orderly close: "
+                        "%s (DW_ERR_IO)%s%s\n",
+                reset ? "reset" : "closed", reset ? strerror(ECONNRESET) : strerror(se), after,
+                c->n ? "" : hint);
+    } else if (sent_rc) {
+        fprintf(stderr, "ddpwire send: %s (%s)%s\n", why(sent_rc, se), dw_err_name(sent_rc),
+                after);
+    } else if (rx_rc == DW_ERR_PROTO && c->failed) {
+        static const char *how[] = {"closed", "reset", "timed out", "lost"};
+        fprintf(stderr, "ddpwire send: the connection ended: the peer %s it (%s, DW_ERR_PROTO)%s%s\n",
+                how[c->err.reason & 3], dw_fr_error_str(&c->err), after, c->n ? "" : hint);
+    } else {
+        fprintf(stderr, "ddpwire send: %s (%s)%s%s\n", why(rx_rc, re), dw_err_name(rx_rc), after,
+                rx_rc == DW_ERR_IO ? hint : "");
+    }
+}
+
+static int open_out(const char *path)
+{
+    if (!strcmp(path, "-"))
+        return STDOUT_FILENO;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        fprintf(stderr, "ddpwire send: %s: %s\n", path, strerror(errno));
+    return fd;
+}
+
+/* Sends the input; the send failure (if any) in *se, the read's in *rx. */
+static int send_input(dw_sock *s, sctx *c, int in, size_t rec, uint64_t *total, int *se,
+                      int *rx, int *re)
+{
+    uint8_t *buf = malloc(CHUNK);
+    int rc = buf ? 0 : DW_ERR_NOMEM;
+    size_t fill = 0; /* a partial record waits for the next read */
+    ssize_t n = 1;
+    while (!rc && !*rx && n > 0) {
+        n = cli_read_some(in, buf + fill, CHUNK - fill);
+        if (n < 0) {
+            *se = errno;
+            rc = DW_ERR_IO;
+            break;
+        }
+        fill += (size_t)n;
+        *total += (uint64_t)n;
+        size_t whole = n ? fill / rec * rec : fill; /* at EOF: the rest too */
+        rc = send_chunk(s, c, buf, whole, rec, se, rx, re);
+        memmove(buf, buf + whole, fill - whole);
+        fill -= whole;
+    }
+    free(buf);
+    return rc;
 }
 
 int cmd_send(int argc, char **argv)
 {
     dw_sock_opts o;
     uint64_t rs = 0;
-    const char *where = NULL, *file = NULL;
+    const char *where = NULL, *file = NULL, *recs = NULL;
     dw_sock_opts_default(&o);
     for (int i = 1; i < argc; i++) {
         int r = cli_sock_option(&o, argc, argv, &i);
@@ -65,6 +216,12 @@ int cmd_send(int argc, char **argv)
         } else if (!strcmp(argv[i], "--record-size")) {
             if (cli_u64(argv[i++], v, 1, DW_MPA_ULPDU_MAX, &rs))
                 return 2;
+        } else if (!strcmp(argv[i], "--records-out")) {
+            if (!v) {
+                fprintf(stderr, "ddpwire send: --records-out needs a FILE\n");
+                return 2;
+            }
+            recs = argv[++i];
         } else if (argv[i][0] != '-' && !where) {
             where = argv[i];
         } else if ((argv[i][0] != '-' || !strcmp(argv[i], "-")) && !file) {
@@ -79,59 +236,48 @@ int cmd_send(int argc, char **argv)
         fprintf(stderr, "ddpwire send: give HOST:PORT\n");
         return 2;
     }
+    sctx c = {-1, 0, 0, 0, 0, {0}, 0};
+    if (recs && (c.out = open_out(recs)) < 0)
+        return 1;
     int in = file && strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
     if (in < 0) {
         perror(file);
         return 1;
     }
-    o.cb = (dw_fr_rx_callbacks){on_ulpdu, NULL, NULL};
+    o.cb = (dw_fr_rx_callbacks){on_record, on_error, NULL};
+    o.user_data = &c;
     dw_sock *s;
-    if (dw_sock_connect(&s, host, port, &o, err, sizeof err)) {
-        fprintf(stderr, "ddpwire send: %s\n", err);
+    int rc = dw_sock_connect(&s, host, port, &o, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "ddpwire send: %s (%s)\n", err, dw_err_name(rc));
         return 1;
     }
     dw_sock_info info;
     dw_sock_get_info(s, &info);
     size_t rec = rs ? (size_t)rs : info.mulpdu;
-    uint8_t *buf = malloc(CHUNK);
     uint64_t total = 0;
-    int rc = buf ? 0 : DW_ERR_NOMEM;
-    size_t fill = 0; /* a partial record waits for the next read */
-    ssize_t n = 1;
-    while (!rc && n > 0) {
-        n = cli_read_some(in, buf + fill, CHUNK - fill);
-        if (n < 0) {
-            rc = DW_ERR_IO;
-            break;
-        }
-        fill += (size_t)n;
-        total += (uint64_t)n;
-        size_t whole = n ? fill / rec * rec : fill; /* at EOF: the rest too */
-        rc = send_chunk(s, buf, whole, rec);
-        memmove(buf, buf + whole, fill - whole);
-        fill -= whole;
+    int se = 0, re = 0, rx = 0;
+    rc = send_input(s, &c, in, rec, &total, &se, &rx, &re);
+    if (!rc && !rx && dw_sock_shutdown(s)) {
+        rc = DW_ERR_IO;
+        se = errno;
     }
-    if (!rc)
-        rc = dw_sock_shutdown(s);
-    ssize_t r = 0;
-    while (!rc && (r = dw_sock_recv(s)) > 0) /* wait for the peer's close */
-        ;
-    int e = errno;
-    if (!rc && r != DW_ERR_CLOSED)
-        rc = (int)r;
+    /* also after a reset: the peer's records and the error explaining it */
+    if (!rx && (!rc || peer_gone(rc, se)))
+        rx = read_to_end(s, &c, &re);
     dw_sock_close(s);
-    free(buf);
-    if (rc) {
-        fprintf(stderr, "ddpwire send: %s%s\n",
-                rc == DW_ERR_IO ? strerror(e) : dw_strerror(rc),
-                rc == DW_ERR_IO || rc == DW_ERR_PROTO
-                    ? " (did the listener refuse? both ends need the same --startup)"
-                    : "");
+    if (c.out > STDOUT_FILENO && close(c.out) && !c.werr)
+        c.werr = errno;
+    if (rc || rx || c.werr) {
+        report(&c, &o, rc, se, rx, re);
         return 1;
     }
-    fprintf(stderr, "ddpwire send: %llu octets in records of up to %zu (EMSS %u, %s, markers %s)\n",
+    fprintf(stderr,
+            "ddpwire send: %llu octets in records of up to %zu (EMSS %u, %s, markers %s), "
+            "%llu records (%llu octets) received\n",
             (unsigned long long)total, rec, info.emss,
             o.startup == DW_SOCK_NEGOTIATE ? "negotiated" : "immediate",
-            info.tx_markers ? "on" : "off");
+            info.tx_markers ? "on" : "off", (unsigned long long)c.n,
+            (unsigned long long)c.bytes);
     return 0;
 }
