@@ -121,5 +121,50 @@ rc=$?
 n=$(grep -c '"valid":false.*3\.1\.4' "$T/nfs2.jsonl")
 check "[ $rc = 1 ] && [ $n -ge 2 ]" "total changed within a transfer: exit $rc, $n options refused for 3.1.4"
 
+# Real Linux soft-iWARP traffic (../shared/siw-peer captures, copied to
+# tests/data/siw): revision 2 start-up with IRD/ORD, CRC on and off, rping's
+# Send / Read Request / Read Response. Every FPDU there lies in one segment, so
+# each verdict is recomputed here from the packet with an independent CRC32c
+# (dump_caps.py's bitwise one). guest.pcap holds one FPDU sent with a broken
+# CRC on purpose, answered by siw with a Terminate: exactly that one is bad.
+SIW=$HERE/data/siw
+for f in host_data guest; do
+  "$D" dump --json --no-progress "$SIW/$f.pcap" > "$T/siw-$f.jsonl" 2>&1
+  echo "rc=$?" >> "$T/siw-$f.jsonl"
+done
+python3 - "$SIW" "$T" "$HERE" > "$T/siw.out" 2>&1 <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[3])
+sys.dont_write_bytecode = True
+import wire_pcap, dump_caps
+siw, tmp = sys.argv[1], sys.argv[2]
+for name, want_rc, want_bad in (('host_data', 0, 0), ('guest', 1, 1)):
+    lines = open('%s/siw-%s.jsonl' % (tmp, name)).read().split('\n')
+    rc = int([l for l in lines if l.startswith('rc=')][0][3:])
+    objs = [json.loads(l) for l in lines if l.startswith('{')]
+    pkts = {p[0]: (p[5], p[7]) for p in wire_pcap.read_pcap('%s/%s.pcap' % (siw, name))[1]}
+    fpdus = [o for o in objs if o['type'] == 'fpdu']
+    bad = 0
+    for o in fpdus:
+        assert o['first_pkt'] == o['last_pkt'], o
+        seq, p = pkts[o['first_pkt']]
+        at = (o['seq'] - seq) % 2**32
+        p = p[at:at + o['fpdu_len']]
+        assert len(p) == o['fpdu_len'] and (p[0] << 8 | p[1]) == o['ulpdu_len'], o
+        calc = dump_caps.crc32c(p[:-4])
+        wire = int.from_bytes(p[-4:], 'little')
+        assert int(o['crc_calc'], 16) == calc and int(o['crc_wire'], 16) == wire, o
+        want = 'good' if calc == wire else ('off' if wire == 0 else 'bad')
+        assert o['crc'] == want, (o, want)
+        bad += want == 'bad'
+    ddp = ' '.join(o['ddp'] for o in fpdus)
+    assert rc == want_rc and bad == want_bad, (name, rc, bad)
+    assert 'ReadReq' in ddp and 'ReadResp' in ddp and 'Send' in ddp, ddp
+    revs = {o['rev'] for o in objs if o['type'] == 'startup'}
+    print('%s: %d FPDUs, %d bad CRC, exit %d, start-up revisions %s' % (name, len(fpdus), bad, rc, sorted(revs)))
+PY
+check "[ $? = 0 ]" "siw captures: $(tail -3 "$T/siw.out")"
+cat "$T/siw.out"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
