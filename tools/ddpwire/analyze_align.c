@@ -563,32 +563,19 @@ static int measure(const aopts *o)
 int analyze_align(int argc, char **argv)
 {
     aopts o = {1460, 2000, 64, 500, 65536, 100, 8192, 0};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int r = 0;
-        if (!strcmp(a, "--help")) {
-            help();
-            return 0;
-        } else if (!strcmp(a, "--measure")) {
-            o.measure = 1;
-        } else if (!strcmp(a, "--emss")) {
-            r = cli_u64(argv[i++], v, 536, 9000, &o.emss);
-        } else if (!strcmp(a, "--worst")) {
-            r = cli_u64(argv[i++], v, 1, 100000, &o.worst);
-        } else if (!strcmp(a, "--bulk")) {
-            r = cli_u64(argv[i++], v, 1, 10000, &o.bulk);
-        } else if (!strcmp(a, "--rr")) {
-            r = cli_u64(argv[i++], v, 1, 100000, &o.rr);
-        } else if (!strcmp(a, "--msg") || !strcmp(a, "--req") || !strcmp(a, "--resp")) {
-            uint64_t *p = a[3] == 'm' ? &o.msg : a[4] == 'q' ? &o.req : &o.resp;
-            r = cli_u64(argv[i++], v, 1, 65536, p);
-        } else {
-            fprintf(stderr, "ddpwire analyze align: unknown option '%s'\n", a);
-            return 2;
-        }
-        if (r)
-            return 2;
-    }
+    const cli_opt t[] = {
+        CLI_FLAG("--measure", &o.measure),
+        CLI_U64("--emss", &o.emss, 536, 9000),
+        CLI_U64("--worst", &o.worst, 1, 100000),
+        CLI_U64("--bulk", &o.bulk, 1, 10000),
+        CLI_U64("--rr", &o.rr, 1, 100000),
+        CLI_U64("--msg", &o.msg, 1, 65536),
+        CLI_U64("--req", &o.req, 1, 65536),
+        CLI_U64("--resp", &o.resp, 1, 65536),
+    };
+    int r = cli_parse(argc, argv, "ddpwire analyze align", help, t, CLI_N(t), NULL, NULL);
+    if (r != CLI_GO)
+        return r;
     printf("Analysis text section 7.2: segments with whole FPDUs per segment (MPA packed)\n"
            "versus plain TCP carrying the same octets\n\n");
     print_prediction(&o, (uint32_t)o.emss);

@@ -209,46 +209,27 @@ static double pct(uint64_t a, uint64_t b)
     return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
+#define NUM(name, field, min, max)                                                               \
+    CLI_OPT(name, CLI_K_U64, CLI_PTR_(uint64_t, &o->field), min, max, "a value", NULL)
+
+/* CLI_GO to run, else the exit status. */
 static int parse(int argc, char **argv, opts *o)
 {
-    static const struct {
-        const char *name;
-        uint64_t min, max;
-        size_t at;
-    } num[] = {
-        {"--emss", 256, 65535, offsetof(opts, emss)},
-        {"--fpdus", 1, 1000000, offsetof(opts, fpdus)},
-        {"--loss-ppm", 0, 500000, offsetof(opts, loss_ppm)},
-        {"--reorder-ppm", 0, 1000000, offsetof(opts, reorder_ppm)},
-        {"--cut-min", 1, 65535, offsetof(opts, cut_min)},
-        {"--seed", 0, UINT64_MAX, offsetof(opts, seed)},
-        {"--max-conns", 1, 100000, offsetof(opts, max_conns)},
+    const cli_opt t[] = {
+        NUM("--emss", emss, 256, 65535),
+        NUM("--fpdus", fpdus, 1, 1000000),
+        NUM("--loss-ppm", loss_ppm, 0, 500000),
+        NUM("--reorder-ppm", reorder_ppm, 0, 1000000),
+        NUM("--cut-min", cut_min, 1, 65535),
+        NUM("--seed", seed, 0, UINT64_MAX),
+        NUM("--max-conns", max_conns, 1, 100000),
     };
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help")) {
-            help();
-            return 1;
-        }
-        size_t k = 0;
-        while (k < sizeof num / sizeof num[0] && strcmp(argv[i], num[k].name))
-            k++;
-        if (k == sizeof num / sizeof num[0]) {
-            fprintf(stderr, "ddpwire analyze buffers: unknown option '%s'\n", argv[i]);
-            return -1;
-        }
-        if (i + 1 == argc) {
-            fprintf(stderr, "ddpwire analyze buffers: %s needs a value\n", argv[i]);
-            return -1;
-        }
-        if (cli_u64(num[k].name, argv[++i], num[k].min, num[k].max,
-                    (uint64_t *)((char *)o + num[k].at)))
-            return -1;
-    }
-    if (o->cut_min > o->emss) {
+    int r = cli_parse(argc, argv, "ddpwire analyze buffers", help, t, CLI_N(t), NULL, NULL);
+    if (r == CLI_GO && o->cut_min > o->emss) {
         fprintf(stderr, "ddpwire analyze buffers: --cut-min is larger than --emss\n");
-        return -1;
+        return 2;
     }
-    return 0;
+    return r;
 }
 
 static void report(const opts *o, const stream *st, const res *al, const res *mb,
@@ -304,8 +285,8 @@ int analyze_buffers(int argc, char **argv)
 {
     opts o = {1500, 32, 10000, 0, 0, 1, 10000};
     int p = parse(argc, argv, &o);
-    if (p)
-        return p > 0 ? 0 : 2;
+    if (p != CLI_GO)
+        return p;
     stream st;
     if (build(&st, (uint32_t)o.emss, (size_t)o.fpdus)) {
         fprintf(stderr, "ddpwire analyze buffers: out of memory\n");

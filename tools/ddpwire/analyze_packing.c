@@ -319,24 +319,15 @@ static int measure(const popts *o)
 int analyze_packing(int argc, char **argv)
 {
     popts o = {20000, 0, 0};
-    for (int i = 1; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "--help")) {
-            help();
-            return 0;
-        } else if (!strcmp(argv[i], "--count")) {
-            if (cli_u64(argv[i++], v, 1, 1000000, &o.count))
-                return 2;
-        } else if (!strcmp(argv[i], "--measure")) {
-            o.measure = 1;
-        } else if (!strcmp(argv[i], "--timestamps")) {
-            o.timestamps = 1;
-        } else {
-            fprintf(stderr, "ddpwire analyze packing: unknown option '%s'\n", argv[i]);
-            return 2;
-        }
-    }
-    int rc = print_formulas(&o);
+    const cli_opt t[] = {
+        CLI_U64("--count", &o.count, 1, 1000000),
+        CLI_FLAG("--measure", &o.measure),
+        CLI_FLAG("--timestamps", &o.timestamps),
+    };
+    int rc = cli_parse(argc, argv, "ddpwire analyze packing", help, t, CLI_N(t), NULL, NULL);
+    if (rc != CLI_GO)
+        return rc;
+    rc = print_formulas(&o);
     if (!rc && o.measure)
         rc = measure(&o);
     fflush(stdout);

@@ -35,6 +35,104 @@ bad:
     return -1;
 }
 
+/* The next positional entry still unset takes a. */
+static int take_arg(const cli_opt *t, size_t n, const char *a)
+{
+    for (size_t k = 0; k < n; k++) {
+        const char **out = t[k].out;
+        if (!t[k].name && t[k].kind == CLI_K_STR && !*out) {
+            *out = a;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Stores the value v of option o (named a): 1, or -1 when it is bad. */
+static int take_value(const cli_opt *o, const char *prog, const char *a, const char *v)
+{
+    uint64_t x;
+    if (!v && (o->need || o->kind == CLI_K_STR)) {
+        fprintf(stderr, "%s: %s needs %s\n", prog, a, o->need ? o->need : "a value");
+        return -1;
+    }
+    switch (o->kind) {
+    case CLI_K_STR:
+        *(const char **)o->out = v;
+        return 1;
+    case CLI_K_FN:
+        return o->fn(o->out, a, v) ? -1 : 1;
+    default:
+        break;
+    }
+    if (cli_u64(a, v, o->min, o->max, &x))
+        return -1;
+    if (o->kind == CLI_K_U64)
+        *(uint64_t *)o->out = x;
+    else if (o->kind == CLI_K_U32)
+        *(uint32_t *)o->out = (uint32_t)x;
+    else
+        *(int *)o->out = (int)x;
+    return 1;
+}
+
+int cli_take(const cli_opt *t, size_t n, const char *prog, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (a[0] != '-')
+        return take_arg(t, n, a);
+    size_t k = 0;
+    while (k < n && !(t[k].name && !strcmp(t[k].name, a)))
+        k++;
+    if (k == n)
+        return 0;
+    switch (t[k].kind) {
+    case CLI_K_FLAG:
+        *(int *)t[k].out = 1;
+        return 1;
+    case CLI_K_SET:
+        *(int *)t[k].out = (int)t[k].min;
+        return 1;
+    case CLI_K_HELP:
+        return 0; /* cli_parse's */
+    default:
+        break;
+    }
+    const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    (*i)++;
+    return take_value(&t[k], prog, a, v);
+}
+
+static int is_help(const cli_opt *t, size_t n, const char *a)
+{
+    for (size_t k = 0; k < n; k++)
+        if (t[k].kind == CLI_K_HELP && !strcmp(t[k].name, a))
+            return 1;
+    return !strcmp(a, "--help");
+}
+
+int cli_parse(int argc, char **argv, const char *prog, void (*help)(void), const cli_opt *t,
+              size_t n, cli_more_fn *more, void *ctx)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (is_help(t, n, a)) {
+            help();
+            return 0;
+        }
+        int r = cli_take(t, n, prog, argc, argv, &i);
+        if (!r && more)
+            r = more(ctx, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (!r) {
+            fprintf(stderr, "%s: unknown option '%s'\n", prog, a);
+            return 2;
+        }
+    }
+    return CLI_GO;
+}
+
 void cli_mpa_defaults(cli_mpa_opts *o)
 {
     o->start_seq = 0;
@@ -59,37 +157,35 @@ void cli_mpa_rx_settings(const cli_mpa_opts *o, dw_mpa_rx_settings *rs)
     rs->markers = o->markers;
 }
 
-int cli_mpa_option(cli_mpa_opts *o, int argc, char **argv, int *i)
+/* Which of a and b v is (0, 1), or -1 after "ddpwire: NAME takes A or B". */
+static int one_of(const char *name, const char *v, const char *a, const char *b)
 {
-    const char *a = argv[*i];
-    const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    uint64_t n;
-    if (!strcmp(a, "--no-markers")) {
-        o->markers = 0;
-        return 1;
-    }
-    if (!strcmp(a, "--start-seq")) {
-        if (cli_u64(a, v, 0, UINT32_MAX, &n))
-            return -1;
-        o->start_seq = (uint32_t)n;
-    } else if (!strcmp(a, "--emss")) {
-        if (cli_u64(a, v, 1, 65535, &n))
-            return -1;
-        o->emss = (uint32_t)n;
-    } else if (!strcmp(a, "--ptr-base")) {
-        if (v && !strcmp(v, "draft"))
-            o->ptr_base = DW_MPA_PTR_DRAFT;
-        else if (v && !strcmp(v, "rfc5044"))
-            o->ptr_base = DW_MPA_PTR_RFC5044;
-        else {
-            fprintf(stderr, "ddpwire: --ptr-base takes draft or rfc5044\n");
-            return -1;
-        }
-    } else {
+    if (v && !strcmp(v, a))
         return 0;
-    }
-    (*i)++;
-    return 1;
+    if (v && !strcmp(v, b))
+        return 1;
+    fprintf(stderr, "ddpwire: %s takes %s or %s\n", name, a, b);
+    return -1;
+}
+
+static int ptr_base(void *out, const char *name, const char *v)
+{
+    int k = one_of(name, v, "draft", "rfc5044");
+    if (k >= 0)
+        *(dw_mpa_ptr_base *)out = k ? DW_MPA_PTR_RFC5044 : DW_MPA_PTR_DRAFT;
+    return k < 0 ? -1 : 0;
+}
+
+int cli_mpa_option(void *mpa_opts, int argc, char **argv, int *i)
+{
+    cli_mpa_opts *o = mpa_opts;
+    const cli_opt t[] = {
+        CLI_SET("--no-markers", &o->markers, 0),
+        CLI_U32("--start-seq", &o->start_seq, 0, UINT32_MAX),
+        CLI_U32("--emss", &o->emss, 1, 65535),
+        CLI_FN("--ptr-base", &o->ptr_base, ptr_base),
+    };
+    return cli_take(t, CLI_N(t), "ddpwire", argc, argv, i);
 }
 
 int cli_writev_all(int fd, struct iovec *iov, int cnt)
@@ -135,42 +231,35 @@ ssize_t cli_read_some(int fd, void *buf, size_t len)
     return (ssize_t)got;
 }
 
-int cli_sock_option(dw_sock_opts *o, int argc, char **argv, int *i)
+static int startup(void *out, const char *name, const char *v)
 {
-    const char *a = argv[*i];
-    const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    uint64_t n;
-    if (!strcmp(a, "--no-markers")) {
-        o->markers = 0;
-        return 1;
-    }
-    if (!strcmp(a, "--pack")) {
+    int k = one_of(name, v, "immediate", "negotiate");
+    if (k >= 0)
+        *(dw_sock_startup *)out = k ? DW_SOCK_NEGOTIATE : DW_SOCK_IMMEDIATE;
+    return k < 0 ? -1 : 0;
+}
+
+static int framing(void *out, const char *name, const char *v)
+{
+    if (dw_framing_parse(v, out))
+        return fprintf(stderr, "ddpwire: %s takes mpa or ift\n", name), -1;
+    return 0;
+}
+
+int cli_sock_option(void *sock_opts, int argc, char **argv, int *i)
+{
+    dw_sock_opts *o = sock_opts;
+    const cli_opt t[] = {
+        CLI_SET("--no-markers", &o->markers, 0),
+        CLI_FN("--startup", &o->startup, startup),
+        CLI_FN("--framing", &o->framing, framing),
+        CLI_INT("--timeout", &o->timeout_ms, 0, 3600000),
+    };
+    if (!strcmp(argv[*i], "--pack")) {
         o->seg_mode = DW_MPA_SEG_PACKED;
         return 1;
     }
-    if (!strcmp(a, "--startup")) {
-        if (v && !strcmp(v, "immediate"))
-            o->startup = DW_SOCK_IMMEDIATE;
-        else if (v && !strcmp(v, "negotiate"))
-            o->startup = DW_SOCK_NEGOTIATE;
-        else {
-            fprintf(stderr, "ddpwire: --startup takes immediate or negotiate\n");
-            return -1;
-        }
-    } else if (!strcmp(a, "--framing")) {
-        if (dw_framing_parse(v, &o->framing)) {
-            fprintf(stderr, "ddpwire: --framing takes mpa or ift\n");
-            return -1;
-        }
-    } else if (!strcmp(a, "--timeout")) {
-        if (cli_u64(a, v, 0, 3600000, &n))
-            return -1;
-        o->timeout_ms = (int)n;
-    } else {
-        return 0;
-    }
-    (*i)++;
-    return 1;
+    return cli_take(t, CLI_N(t), "ddpwire", argc, argv, i);
 }
 
 int cli_hostport(const char *s, char *host, size_t hcap, char *port, size_t pcap)

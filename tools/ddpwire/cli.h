@@ -26,6 +26,61 @@ int cmd_dump(int argc, char **argv);
  * [min, max]; prints an error naming opt and returns -1 when it is not. */
 int cli_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
+/* Table-driven options. A subcommand lists its options in one cli_opt
+ * table (with the CLI_* makers below) and hands it to cli_parse(). */
+typedef enum cli_kind {
+    CLI_K_FLAG, /* int *out = 1 */
+    CLI_K_SET,  /* int *out = min: a constant */
+    CLI_K_U64,  /* uint64_t *out = the next argument, a number in [min, max] */
+    CLI_K_U32,  /* uint32_t *out, likewise */
+    CLI_K_INT,  /* int *out, likewise */
+    CLI_K_STR,  /* const char **out = the next argument */
+    CLI_K_FN,   /* fn(out, name, next argument or NULL): 0, or -1 after saying why */
+    CLI_K_HELP, /* one more name for --help */
+} cli_kind;
+
+typedef struct cli_opt {
+    const char *name; /* NULL: a positional argument (CLI_K_STR): the first
+                       * one still NULL takes the next that does not start with '-' */
+    cli_kind kind;
+    void *out;
+    uint64_t min, max;
+    const char *need; /* a missing value: "PROG: NAME needs <need>"; NULL: for
+                       * numbers cli_u64's line, for CLI_K_FN fn(NULL), else "a value" */
+    int (*fn)(void *out, const char *name, const char *value);
+} cli_opt;
+
+#define CLI_PTR_(T, p) (1 ? (p) : (T *)0) /* a pointer of the wrong type does not compile */
+#define CLI_OPT(name, kind, out, min, max, need, fn)                                              \
+    {(name), (kind), (out), (min), (max), (need), (fn)}
+#define CLI_FLAG(name, p) CLI_OPT(name, CLI_K_FLAG, CLI_PTR_(int, p), 0, 0, NULL, NULL)
+#define CLI_SET(name, p, v) CLI_OPT(name, CLI_K_SET, CLI_PTR_(int, p), (v), 0, NULL, NULL)
+#define CLI_U64(name, p, lo, hi) CLI_OPT(name, CLI_K_U64, CLI_PTR_(uint64_t, p), lo, hi, NULL, NULL)
+#define CLI_U32(name, p, lo, hi) CLI_OPT(name, CLI_K_U32, CLI_PTR_(uint32_t, p), lo, hi, NULL, NULL)
+#define CLI_INT(name, p, lo, hi) CLI_OPT(name, CLI_K_INT, CLI_PTR_(int, p), lo, hi, NULL, NULL)
+#define CLI_STR(name, p, need) CLI_OPT(name, CLI_K_STR, CLI_PTR_(const char *, p), 0, 0, need, NULL)
+#define CLI_ARG(p) CLI_STR(NULL, p, NULL)
+#define CLI_FN(name, p, fn) CLI_OPT(name, CLI_K_FN, p, 0, 0, NULL, fn)
+#define CLI_HELP(name) CLI_OPT(name, CLI_K_HELP, NULL, 0, 0, NULL, NULL)
+#define CLI_N(t) (sizeof (t) / sizeof (t)[0])
+
+/* Handles what the table does not know at argv[*i] (advancing *i past a
+ * value it takes): 1 handled, 0 unknown, -1 bad (it said why). */
+typedef int cli_more_fn(void *ctx, int argc, char **argv, int *i);
+
+/* Handles the table's option (or positional argument) at argv[*i]: 1, 0 when
+ * the table has none, -1 on a bad or missing value (said on stderr). */
+int cli_take(const cli_opt *t, size_t n, const char *prog, int argc, char **argv, int *i);
+
+#define CLI_GO (-1)
+
+/* Parses argv[1..argc): --help (and CLI_K_HELP names) calls help; each
+ * argument goes to the table, then to more (may be NULL); anything left is
+ * "PROG: unknown option 'X'". Returns CLI_GO to run the command, else its
+ * exit status: 0 after help, 2 on a usage error. */
+int cli_parse(int argc, char **argv, const char *prog, void (*help)(void), const cli_opt *t,
+              size_t n, cli_more_fn *more, void *ctx);
+
 /* MPA options shared by frame, deframe and demo. */
 typedef struct cli_mpa_opts {
     uint32_t start_seq;
@@ -40,15 +95,14 @@ void cli_mpa_defaults(cli_mpa_opts *o);
 void cli_mpa_tx_settings(const cli_mpa_opts *o, dw_mpa_tx_settings *ts);
 void cli_mpa_rx_settings(const cli_mpa_opts *o, dw_mpa_rx_settings *rs);
 
-/* Handles one MPA option at argv[*i] (advancing *i past its value).
- * Returns 1 if handled, 0 if not an MPA option, -1 on a bad value. */
-int cli_mpa_option(cli_mpa_opts *o, int argc, char **argv, int *i);
+/* A cli_more_fn for the MPA options (mpa_opts: a cli_mpa_opts):
+ * --start-seq N, --emss N, --no-markers, --ptr-base draft|rfc5044. */
+int cli_mpa_option(void *mpa_opts, int argc, char **argv, int *i);
 
-/* Socket options shared by demo, listen and send: --framing mpa|ift,
- * --startup immediate|negotiate, --no-markers, --pack, --timeout MS. Same returns
- * as cli_mpa_option(). */
-struct dw_sock_opts;
-int cli_sock_option(struct dw_sock_opts *o, int argc, char **argv, int *i);
+/* A cli_more_fn for the socket options shared by demo, listen, send and load
+ * (sock_opts: a dw_sock_opts): --framing mpa|ift, --startup
+ * immediate|negotiate, --no-markers, --pack, --timeout MS. */
+int cli_sock_option(void *sock_opts, int argc, char **argv, int *i);
 
 /* Splits "HOST:PORT", "[V6]:PORT" or "PORT" (host NULL). 0 or -1. */
 int cli_hostport(const char *s, char *host, size_t hcap, char *port, size_t pcap);

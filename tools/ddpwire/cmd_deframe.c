@@ -75,19 +75,9 @@ int cmd_deframe(int argc, char **argv)
 {
     cli_mpa_opts mo;
     cli_mpa_defaults(&mo);
-    for (int i = 1; i < argc; i++) {
-        int r = cli_mpa_option(&mo, argc, argv, &i);
-        if (r < 0)
-            return 2;
-        if (r)
-            continue;
-        if (!strcmp(argv[i], "--help")) {
-            help();
-            return 0;
-        }
-        fprintf(stderr, "ddpwire deframe: unknown option '%s'\n", argv[i]);
-        return 2;
-    }
+    int pr = cli_parse(argc, argv, "ddpwire deframe", help, NULL, 0, cli_mpa_option, &mo);
+    if (pr != CLI_GO)
+        return pr;
     dw_mpa_rx_settings rs;
     cli_mpa_rx_settings(&mo, &rs);
     ctx c = {0};

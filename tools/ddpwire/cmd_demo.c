@@ -113,35 +113,6 @@ static double now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int parse(int argc, char **argv, dw_sock_opts *o, uint64_t *total, plan *p)
-{
-    for (int i = 1; i < argc; i++) {
-        int r = cli_sock_option(o, argc, argv, &i);
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (r < 0)
-            return 2;
-        if (r)
-            continue;
-        if (!strcmp(argv[i], "--help")) {
-            help();
-            return 1;
-        } else if (!strcmp(argv[i], "--bytes")) {
-            if (cli_u64(argv[i++], v, 1, 1ull << 40, total))
-                return 2;
-        } else if (!strcmp(argv[i], "--record-size")) {
-            if (cli_u64(argv[i++], v, 1, DW_MPA_ULPDU_MAX, &p->fixed))
-                return 2;
-        } else if (!strcmp(argv[i], "--seed")) {
-            if (cli_u64(argv[i++], v, 1, UINT64_MAX, &p->seed))
-                return 2;
-        } else {
-            fprintf(stderr, "ddpwire demo: unknown option '%s'\n", argv[i]);
-            return 2;
-        }
-    }
-    return 0;
-}
-
 /* Sends records until total octets; returns 0 or a DW_ERR_*. */
 static int client_send(dw_sock *c, plan *p, uint64_t total, uint64_t *sent_recs)
 {
@@ -182,9 +153,14 @@ int cmd_demo(int argc, char **argv)
     static server v; /* large counters, shared with the thread */
     plan p = {1, 0, 0, NULL};
     dw_sock_opts_default(&o);
-    int pr = parse(argc, argv, &o, &total, &p);
-    if (pr)
-        return pr == 1 ? 0 : 2;
+    const cli_opt opt[] = {
+        CLI_U64("--bytes", &total, 1, 1ull << 40),
+        CLI_U64("--record-size", &p.fixed, 1, DW_MPA_ULPDU_MAX),
+        CLI_U64("--seed", &p.seed, 1, UINT64_MAX),
+    };
+    int pr = cli_parse(argc, argv, "ddpwire demo", help, opt, CLI_N(opt), cli_sock_option, &o);
+    if (pr != CLI_GO)
+        return pr;
     uint8_t *pool = malloc(POOL);
     if (!pool)
         return 1;

@@ -39,22 +39,10 @@ int cmd_frame(int argc, char **argv)
     cli_mpa_opts mo;
     int verbose = 0;
     cli_mpa_defaults(&mo);
-    for (int i = 1; i < argc; i++) {
-        int r = cli_mpa_option(&mo, argc, argv, &i);
-        if (r < 0)
-            return 2;
-        if (r)
-            continue;
-        if (!strcmp(argv[i], "-v")) {
-            verbose = 1;
-        } else if (!strcmp(argv[i], "--help")) {
-            help();
-            return 0;
-        } else {
-            fprintf(stderr, "ddpwire frame: unknown option '%s'\n", argv[i]);
-            return 2;
-        }
-    }
+    const cli_opt t[] = {CLI_FLAG("-v", &verbose)};
+    int r = cli_parse(argc, argv, "ddpwire frame", help, t, CLI_N(t), cli_mpa_option, &mo);
+    if (r != CLI_GO)
+        return r;
     dw_mpa_tx_settings ts;
     cli_mpa_tx_settings(&mo, &ts);
     dw_mpa_tx *tx;

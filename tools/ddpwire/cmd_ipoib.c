@@ -154,33 +154,28 @@ typedef struct sim_opts {
     int verbose;
 } sim_opts;
 
-static int sim_option(sim_opts *o, int argc, char **argv, int *i)
+static int pcap_name(void *out, const char *name, const char *v)
 {
-    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    uint64_t n;
-    if (!strcmp(a, "--seed")) {
-        if (cli_u64(a, v, 0, UINT64_MAX, &n))
-            return -1;
-        o->po.seed = n;
-    } else if (!strcmp(a, "--bulk")) {
-        if (cli_u64(a, v, 0, 8u << 20, &n))
-            return -1;
-        o->po.bulk = n;
-    } else if (!strcmp(a, "--pings")) {
-        if (cli_u64(a, v, 0, 1000, &n))
-            return -1;
-        o->po.pings = (unsigned)n;
-    } else if (!strcmp(a, "--pcap")) {
-        if (!v) {
-            fprintf(stderr, "ddpwire ipoib: --pcap needs a file name\n");
-            return -1;
-        }
-        o->pcap = v;
-    } else {
-        return 0;
-    }
-    (*i)++;
-    return 1;
+    if (!v)
+        return fprintf(stderr, "ddpwire ipoib: %s needs a file name\n", name), -1;
+    *(const char **)out = v;
+    return 0;
+}
+
+/* The simulation's options (sim: also --pcap, -v and the two kinds): CLI_GO
+ * to run, else the exit status. */
+static int sim_parse(sim_opts *o, int argc, char **argv, const char *prog, int sim)
+{
+    const cli_opt t[] = { /* matrix: the first three */
+        CLI_U64("--seed", &o->po.seed, 0, UINT64_MAX),
+        CLI_U64("--bulk", &o->po.bulk, 0, 8u << 20),
+        CLI_U32("--pings", &o->po.pings, 0, 1000),
+        CLI_FN("--pcap", &o->pcap, pcap_name),
+        CLI_FLAG("-v", &o->verbose),
+        CLI_ARG(&o->a),
+        CLI_ARG(&o->b),
+    };
+    return cli_parse(argc, argv, prog, help, t, sim ? CLI_N(t) : 3, NULL, NULL);
 }
 
 static void result_row(const char *a, const char *b, const dw_ipoib_pair_result *r)
@@ -201,15 +196,9 @@ static int cmd_matrix(int argc, char **argv)
 {
     sim_opts o = {0};
     dw_ipoib_pair_opts_default(&o.po);
-    for (int i = 1; i < argc; i++) {
-        int r = sim_option(&o, argc, argv, &i);
-        if (r < 0)
-            return 2;
-        if (!r || o.pcap) {
-            fprintf(stderr, "ddpwire ipoib matrix: unknown option '%s'\n", argv[i]);
-            return 2;
-        }
-    }
+    int pr = sim_parse(&o, argc, argv, "ddpwire ipoib matrix", 0);
+    if (pr != CLI_GO)
+        return pr;
     size_t k = dw_ipoib_kind_count(), bad = 0;
     result_head();
     for (size_t a = 0; a < k; a++)
@@ -275,26 +264,13 @@ static int pcap_open(tap_ctx *t, const char *path)
 static int cmd_sim(int argc, char **argv, const char *pcap)
 {
     sim_opts o = {0};
-    int n = 0;
     dw_ipoib_pair_opts_default(&o.po);
     o.pcap = pcap;
-    o.a = "draft-all";
-    o.b = "draft-rc";
-    for (int i = 1; i < argc; i++) {
-        int r = sim_option(&o, argc, argv, &i);
-        if (r < 0)
-            return 2;
-        if (r)
-            continue;
-        if (!strcmp(argv[i], "-v")) {
-            o.verbose = 1;
-        } else if (argv[i][0] != '-' && n < 2) {
-            *(n++ ? &o.b : &o.a) = argv[i];
-        } else {
-            fprintf(stderr, "ddpwire ipoib sim: unknown option '%s'\n", argv[i]);
-            return 2;
-        }
-    }
+    int pr = sim_parse(&o, argc, argv, "ddpwire ipoib sim", 1);
+    if (pr != CLI_GO)
+        return pr;
+    o.a = o.a ? o.a : "draft-all";
+    o.b = o.b ? o.b : "draft-rc";
     int ka = dw_ipoib_kind_find(o.a), kb = dw_ipoib_kind_find(o.b);
     if (ka < 0 || kb < 0) {
         fprintf(stderr, "ddpwire ipoib sim: unknown kind '%s' (see ddpwire ipoib kinds)\n",

@@ -287,28 +287,15 @@ int cmd_listen(int argc, char **argv)
     const char *where = NULL;
     dw_sock_opts_default(&o);
     o.timeout_ms = -1; /* not given */
-    for (int i = 1; i < argc; i++) {
-        int r = cli_sock_option(&o, argc, argv, &i);
-        if (r < 0)
-            return 2;
-        if (r)
-            continue;
-        if (!strcmp(argv[i], "--help")) {
-            help();
-            return 0;
-        } else if (!strcmp(argv[i], "--keep-open")) {
-            keep = 1;
-        } else if (!strcmp(argv[i], "--records")) {
-            records = 1;
-        } else if (!strcmp(argv[i], "--echo")) {
-            echo = 1;
-        } else if (argv[i][0] != '-' && !where) {
-            where = argv[i];
-        } else {
-            fprintf(stderr, "ddpwire listen: unknown option '%s'\n", argv[i]);
-            return 2;
-        }
-    }
+    const cli_opt t[] = {
+        CLI_FLAG("--keep-open", &keep),
+        CLI_FLAG("--records", &records),
+        CLI_FLAG("--echo", &echo),
+        CLI_ARG(&where),
+    };
+    int r = cli_parse(argc, argv, "ddpwire listen", help, t, CLI_N(t), cli_sock_option, &o);
+    if (r != CLI_GO)
+        return r;
     char host[256], port[32], err[256];
     if (!where || cli_hostport(where, host, sizeof host, port, sizeof port)) {
         fprintf(stderr, "ddpwire listen: give [ADDR:]PORT\n");

@@ -199,32 +199,15 @@ int cmd_load(int argc, char **argv)
     lrun run = {5, 100, 0, 0, 0, 0};
     const char *where = NULL;
     dw_sock_opts_default(&o);
-    for (int i = 1; i < argc; i++) {
-        int r = cli_sock_option(&o, argc, argv, &i);
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (r < 0)
-            return 2;
-        if (r)
-            continue;
-        if (!strcmp(argv[i], "--help")) {
-            help();
-            return 0;
-        } else if (!strcmp(argv[i], "--connections")) {
-            if (cli_u64(argv[i++], v, 1, 1000000, &n))
-                return 2;
-        } else if (!strcmp(argv[i], "--records")) {
-            if (cli_u64(argv[i++], v, 1, 1000000, &run.m))
-                return 2;
-        } else if (!strcmp(argv[i], "--record-size")) {
-            if (cli_u64(argv[i++], v, 1, DW_MPA_ULPDU_MAX, &run.size))
-                return 2;
-        } else if (argv[i][0] != '-' && !where) {
-            where = argv[i];
-        } else {
-            fprintf(stderr, "ddpwire load: unknown option '%s'\n", argv[i]);
-            return 2;
-        }
-    }
+    const cli_opt t[] = {
+        CLI_U64("--connections", &n, 1, 1000000),
+        CLI_U64("--records", &run.m, 1, 1000000),
+        CLI_U64("--record-size", &run.size, 1, DW_MPA_ULPDU_MAX),
+        CLI_ARG(&where),
+    };
+    int r = cli_parse(argc, argv, "ddpwire load", help, t, CLI_N(t), cli_sock_option, &o);
+    if (r != CLI_GO)
+        return r;
     char host[256], port[32], err[256];
     if (!where || cli_hostport(where, host, sizeof host, port, sizeof port) || !host[0]) {
         fprintf(stderr, "ddpwire load: give HOST:PORT\n");

@@ -323,66 +323,65 @@ static int p2p_kind(const char *v, unsigned *rtr)
     return -1;
 }
 
-/* One option at argv[*i]: 1 handled, 0 unknown, -1 bad value. */
-static int option(rp *r, int argc, char **argv, int *i)
+static int host(void *out, const char *name, const char *v)
 {
-    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    uint64_t n;
-    int flag = 1;
-    if (!strcmp(a, "-c") || !strcmp(a, "-s"))
-        r->server = a[1] == 's';
-    else if (!strcmp(a, "-V"))
-        r->validate = 1;
-    else if (!strcmp(a, "-v"))
-        r->verbose = 1;
-    else if (!strcmp(a, "-P"))
-        r->persistent = 1;
-    else if (!strcmp(a, "-q"))
-        r->quiet = 1;
-    else if (!strcmp(a, "--no-crc"))
-        r->o.crc = 0;
-    else if (!strcmp(a, "--markers"))
+    rp *r = out;
+    if (!v || strlen(v) >= sizeof r->host)
+        return fprintf(stderr, "ddpwire: %s takes an address\n", name), -1;
+    strcpy(r->host, v);
+    return 0;
+}
+
+static int p2p(void *out, const char *name, const char *v)
+{
+    dw_sock_opts *o = out;
+    (void)name;
+    if (p2p_kind(v, &o->rtr))
+        return -1;
+    o->p2p = 1;
+    return 0;
+}
+
+static int unknown(void *ctx, int argc, char **argv, int *i)
+{
+    (void)ctx, (void)argc;
+    fprintf(stderr, "ddpwire rping: unknown option '%s' (ddpwire rping --help)\n", argv[*i]);
+    return -1;
+}
+
+/* The options into r: CLI_GO to run, else the exit status. */
+static int parse(rp *r, int argc, char **argv)
+{
+    uint64_t port = 7174, rev = 2;
+    int markers = 0;
+    const cli_opt t[] = {
+        CLI_HELP("-h"),
+        CLI_SET("-c", &r->server, 0),
+        CLI_SET("-s", &r->server, 1),
+        CLI_FLAG("-V", &r->validate),
+        CLI_FLAG("-v", &r->verbose),
+        CLI_FLAG("-P", &r->persistent),
+        CLI_FLAG("-q", &r->quiet),
+        CLI_SET("--no-crc", &r->o.crc, 0),
+        CLI_FLAG("--markers", &markers),
+        CLI_FLAG("--retry-no-markers", &r->o.retry_no_markers),
+        CLI_U64("-C", &r->count, 0, UINT32_MAX),
+        CLI_U64("--count", &r->count, 0, UINT32_MAX),
+        CLI_U64("-S", &r->size, RPING_MIN, RPING_MAX),
+        CLI_U64("--size", &r->size, RPING_MIN, RPING_MAX),
+        CLI_FN("-a", r, host),
+        CLI_U64("-p", &port, 1, 65535),
+        CLI_U64("--rev", &rev, 1, 2),
+        CLI_FN("--p2p", &r->o, p2p),
+        CLI_INT("--timeout", &r->o.timeout_ms, 0, 3600000),
+        CLI_U64("--delay", &r->delay_ms, 0, 60000),
+    };
+    int rc = cli_parse(argc, argv, "ddpwire rping", help, t, CLI_N(t), unknown, NULL);
+    snprintf(r->port, sizeof r->port, "%u", (unsigned)port);
+    r->o.rev = (uint8_t)rev;
+    if (markers)
         r->o.markers = r->o.allow_markers = 1;
-    else if (!strcmp(a, "--retry-no-markers"))
-        r->o.retry_no_markers = 1;
-    else
-        flag = 0;
-    if (flag)
-        return 1;
-    if (!strcmp(a, "-C") || !strcmp(a, "--count")) {
-        if (cli_u64(a, v, 0, UINT32_MAX, &r->count))
-            return -1;
-    } else if (!strcmp(a, "-S") || !strcmp(a, "--size")) {
-        if (cli_u64(a, v, RPING_MIN, RPING_MAX, &r->size))
-            return -1;
-    } else if (!strcmp(a, "-a")) {
-        if (!v || strlen(v) >= sizeof r->host)
-            return fprintf(stderr, "ddpwire: -a takes an address\n"), -1;
-        strcpy(r->host, v);
-    } else if (!strcmp(a, "-p")) {
-        if (cli_u64(a, v, 1, 65535, &n))
-            return -1;
-        snprintf(r->port, sizeof r->port, "%u", (unsigned)n);
-    } else if (!strcmp(a, "--rev")) {
-        if (cli_u64(a, v, 1, 2, &n))
-            return -1;
-        r->o.rev = (uint8_t)n;
-    } else if (!strcmp(a, "--p2p")) {
-        if (p2p_kind(v, &r->o.rtr))
-            return -1;
-        r->o.p2p = 1;
-    } else if (!strcmp(a, "--timeout")) {
-        if (cli_u64(a, v, 0, 3600000, &n))
-            return -1;
-        r->o.timeout_ms = (int)n;
-    } else if (!strcmp(a, "--delay")) {
-        if (cli_u64(a, v, 0, 60000, &r->delay_ms))
-            return -1;
-    } else {
-        return 0;
-    }
-    (*i)++;
-    return 1;
+    return rc;
 }
 
 int cmd_rping(int argc, char **argv)
@@ -391,26 +390,13 @@ int cmd_rping(int argc, char **argv)
     memset(&r, 0, sizeof r);
     r.server = -1;
     r.size = 64;
-    strcpy(r.port, "7174");
     dw_sock_opts_default(&r.o);
     r.o.startup = DW_SOCK_NEGOTIATE;
     r.o.markers = 0;
     r.o.allow_markers = 0; /* as siw: markers are refused */
-    r.o.rev = 2;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            help();
-            return 0;
-        }
-        int k = option(&r, argc, argv, &i);
-        if (k < 0)
-            return 2;
-        if (!k) {
-            fprintf(stderr, "ddpwire rping: unknown option '%s' (ddpwire rping --help)\n",
-                    argv[i]);
-            return 2;
-        }
-    }
+    int pr = parse(&r, argc, argv);
+    if (pr != CLI_GO)
+        return pr;
     if (r.server < 0) {
         fprintf(stderr, "ddpwire rping: say -c (client) or -s (server)\n");
         return 2;

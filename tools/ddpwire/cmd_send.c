@@ -197,40 +197,39 @@ static int send_input(dw_sock *s, sctx *c, int in, size_t rec, uint64_t *total, 
     return rc;
 }
 
+typedef struct send_args {
+    const char *where, *file;
+    dw_sock_opts o;
+} send_args;
+
+/* The socket options, and "-" for stdin. */
+static int send_more(void *ctx, int argc, char **argv, int *i)
+{
+    send_args *g = ctx;
+    if (!strcmp(argv[*i], "-") && !g->file) {
+        g->file = argv[*i];
+        return 1;
+    }
+    return cli_sock_option(&g->o, argc, argv, i);
+}
+
 int cmd_send(int argc, char **argv)
 {
-    dw_sock_opts o;
+    send_args g = {0};
     uint64_t rs = 0;
-    const char *where = NULL, *file = NULL, *recs = NULL;
-    dw_sock_opts_default(&o);
-    for (int i = 1; i < argc; i++) {
-        int r = cli_sock_option(&o, argc, argv, &i);
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (r < 0)
-            return 2;
-        if (r)
-            continue;
-        if (!strcmp(argv[i], "--help")) {
-            help();
-            return 0;
-        } else if (!strcmp(argv[i], "--record-size")) {
-            if (cli_u64(argv[i++], v, 1, DW_MPA_ULPDU_MAX, &rs))
-                return 2;
-        } else if (!strcmp(argv[i], "--records-out")) {
-            if (!v) {
-                fprintf(stderr, "ddpwire send: --records-out needs a FILE\n");
-                return 2;
-            }
-            recs = argv[++i];
-        } else if (argv[i][0] != '-' && !where) {
-            where = argv[i];
-        } else if ((argv[i][0] != '-' || !strcmp(argv[i], "-")) && !file) {
-            file = argv[i];
-        } else {
-            fprintf(stderr, "ddpwire send: unknown option '%s'\n", argv[i]);
-            return 2;
-        }
-    }
+    const char *recs = NULL;
+    dw_sock_opts_default(&g.o);
+    const cli_opt t[] = {
+        CLI_U64("--record-size", &rs, 1, DW_MPA_ULPDU_MAX),
+        CLI_STR("--records-out", &recs, "a FILE"),
+        CLI_ARG(&g.where),
+        CLI_ARG(&g.file),
+    };
+    int r = cli_parse(argc, argv, "ddpwire send", help, t, CLI_N(t), send_more, &g);
+    if (r != CLI_GO)
+        return r;
+    const char *where = g.where, *file = g.file;
+    dw_sock_opts o = g.o;
     char host[256], port[32], err[256];
     if (!where || cli_hostport(where, host, sizeof host, port, sizeof port) || !host[0]) {
         fprintf(stderr, "ddpwire send: give HOST:PORT\n");

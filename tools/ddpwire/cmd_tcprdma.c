@@ -376,95 +376,93 @@ static int pick(const char *opt, const char *v, const char *const *names, size_t
     return -1;
 }
 
-static int synth_option(synth *S, int argc, char **argv, int *i)
+static const char *const workloads[] = {"nfs", "http", "cifs", "layout"};
+static const char *const policies[] = {"message", "packed"};
+
+static int opt_layout(void *out, const char *name, const char *v)
 {
-    const char *a = argv[*i];
-    static const char *const flags[] = {"--no-total", "--unsolicited", "--no-abit",
-                                        "--timestamps", "--ipv6"};
-    int *fl[] = {&S->w.no_total, &S->w.unsolicited, &S->a_bit, &S->ts, &S->v6};
-    for (size_t k = 0; k < 5; k++)
-        if (!strcmp(a, flags[k])) {
-            *fl[k] = k != 2;
-            return 0;
-        }
-    static const struct {
-        const char *name;
-        uint64_t min, max;
-    } nums[] = {{"--size", 0, 1u << 30}, {"--count", 1, TW_MAX_XFERS}, {"--mss", 64, 65535},
-                {"--seed", 0, UINT64_MAX}, {"--isn", 0, UINT32_MAX}, {"--snaplen", 1, 262144},
-                {"--loss", 0, 90}, {"--reorder", 0, 100}, {"--dup", 0, 100}};
-    static const char *const strs[] = {"-o", "--bodies", "--layout", "--workload",
-                                       "--policy", "--link", "--hostile"};
-    int known = 0;
-    for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
-        known |= !strcmp(a, nums[k].name);
-    for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++)
-        known |= !strcmp(a, strs[k]);
-    if (!known) {
-        fprintf(stderr, "ddpwire tcprdma synth: unknown option '%s'\n", a);
+    synth *S = out;
+    (void)name;
+    S->w.layout = v, S->w.kind = "layout";
+    return 0;
+}
+
+static int opt_workload(void *out, const char *name, const char *v)
+{
+    synth *S = out;
+    int k;
+    if (pick(name, v, workloads, 4, &k))
         return -1;
-    }
-    const char *v = *i + 1 < argc ? argv[++*i] : NULL;
-    if (!v) {
-        fprintf(stderr, "ddpwire tcprdma synth: %s needs a value\n", a);
-        return -1;
-    }
-    for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
-        uint64_t n;
-        if (strcmp(a, nums[k].name))
-            continue;
-        if (cli_u64(a, v, nums[k].min, nums[k].max, &n))
-            return -1;
-        uint32_t n32 = (uint32_t)n;
-        switch (k) {
-        case 0: S->w.size = n; break;
-        case 1: S->w.count = n32; break;
-        case 2: S->mss = n32; break;
-        case 3: S->w.seed = n; break;
-        case 4: S->isn_s = n32, S->isn_set = 1; break;
-        case 5: S->snaplen = n32; break;
-        case 6: S->loss = n32; break;
-        case 7: S->reorder = n32; break;
-        default: S->dup = n32; break;
-        }
-        return 0;
-    }
-    static const char *const workloads[] = {"nfs", "http", "cifs", "layout"};
-    static const char *const policies[] = {"message", "packed"};
+    S->w.kind = workloads[k];
+    return 0;
+}
+
+static int opt_policy(void *out, const char *name, const char *v)
+{
+    return pick(name, v, policies, 2, out);
+}
+
+static int opt_link(void *out, const char *name, const char *v)
+{
     const char *lnames[sizeof links / sizeof links[0]];
     for (size_t k = 0; k < sizeof links / sizeof links[0]; k++)
         lnames[k] = links[k].name;
-    int k = 0, rc = 0;
-    if (!strcmp(a, "-o"))
-        S->out = v;
-    else if (!strcmp(a, "--bodies"))
-        S->bodies = v;
-    else if (!strcmp(a, "--layout"))
-        S->w.layout = v, S->w.kind = "layout";
-    else if (!strcmp(a, "--workload") && !(rc = pick(a, v, workloads, 4, &k)))
-        S->w.kind = workloads[k];
-    else if (!strcmp(a, "--policy"))
-        rc = pick(a, v, policies, 2, &S->policy);
-    else if (!strcmp(a, "--link"))
-        rc = pick(a, v, lnames, sizeof lnames / sizeof lnames[0], &S->link);
-    else if (!strcmp(a, "--hostile") &&
-             !(rc = pick(a, v, hostiles, sizeof hostiles / sizeof hostiles[0], &k)))
-        S->hostile = hostiles[k];
-    return rc;
+    return pick(name, v, lnames, sizeof lnames / sizeof lnames[0], out);
+}
+
+static int opt_hostile(void *out, const char *name, const char *v)
+{
+    int k;
+    if (pick(name, v, hostiles, sizeof hostiles / sizeof hostiles[0], &k))
+        return -1;
+    *(const char **)out = hostiles[k];
+    return 0;
+}
+
+/* Every option's value: "needs a value" when it is missing. */
+#define VAL(name, kind, T, p, min, max, fn)                                                      \
+    CLI_OPT(name, kind, CLI_PTR_(T, p), min, max, "a value", fn)
+
+/* The options into S: CLI_GO to run, else the exit status. */
+static int synth_parse(synth *S, int argc, char **argv)
+{
+    uint64_t isn = UINT64_MAX; /* not given */
+    const cli_opt t[] = {
+        CLI_FLAG("--no-total", &S->w.no_total),
+        CLI_FLAG("--unsolicited", &S->w.unsolicited),
+        CLI_SET("--no-abit", &S->a_bit, 0),
+        CLI_FLAG("--timestamps", &S->ts),
+        CLI_FLAG("--ipv6", &S->v6),
+        VAL("--size", CLI_K_U64, uint64_t, &S->w.size, 0, 1u << 30, NULL),
+        VAL("--count", CLI_K_U32, uint32_t, &S->w.count, 1, TW_MAX_XFERS, NULL),
+        VAL("--mss", CLI_K_U32, uint32_t, &S->mss, 64, 65535, NULL),
+        VAL("--seed", CLI_K_U64, uint64_t, &S->w.seed, 0, UINT64_MAX, NULL),
+        VAL("--isn", CLI_K_U64, uint64_t, &isn, 0, UINT32_MAX, NULL),
+        VAL("--snaplen", CLI_K_U32, uint32_t, &S->snaplen, 1, 262144, NULL),
+        VAL("--loss", CLI_K_U32, uint32_t, &S->loss, 0, 90, NULL),
+        VAL("--reorder", CLI_K_U32, uint32_t, &S->reorder, 0, 100, NULL),
+        VAL("--dup", CLI_K_U32, uint32_t, &S->dup, 0, 100, NULL),
+        VAL("-o", CLI_K_STR, const char *, &S->out, 0, 0, NULL),
+        VAL("--bodies", CLI_K_STR, const char *, &S->bodies, 0, 0, NULL),
+        VAL("--layout", CLI_K_FN, synth, S, 0, 0, opt_layout),
+        VAL("--workload", CLI_K_FN, synth, S, 0, 0, opt_workload),
+        VAL("--policy", CLI_K_FN, int, &S->policy, 0, 0, opt_policy),
+        VAL("--link", CLI_K_FN, int, &S->link, 0, 0, opt_link),
+        VAL("--hostile", CLI_K_FN, const char *, &S->hostile, 0, 0, opt_hostile),
+    };
+    int r = cli_parse(argc, argv, "ddpwire tcprdma synth", help, t, CLI_N(t), NULL, NULL);
+    if (isn <= UINT32_MAX)
+        S->isn_s = (uint32_t)isn, S->isn_set = 1;
+    return r;
 }
 
 int tcprdma_synth(int argc, char **argv)
 {
     synth S = {.w = {.kind = "nfs", .size = 65536, .count = 1},
                .mss = 1460, .snaplen = 262144, .a_bit = 1};
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help")) {
-            help();
-            return 0;
-        }
-        if (synth_option(&S, argc, argv, &i))
-            return 2;
-    }
+    int r = synth_parse(&S, argc, argv);
+    if (r != CLI_GO)
+        return r;
     if (!S.out) {
         fprintf(stderr, "ddpwire tcprdma synth: -o FILE.pcap is required\n");
         return 2;

@@ -153,33 +153,17 @@ int demo_offline(int argc, char **argv)
 {
     cli_mpa_opts mo;
     uint64_t total = 256u << 20, fixed = 0, seed = 1;
+    int offline; /* how we got here */
     cli_mpa_defaults(&mo);
-    for (int i = 1; i < argc; i++) {
-        int r = cli_mpa_option(&mo, argc, argv, &i);
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (r < 0)
-            return 2;
-        if (r)
-            continue;
-        if (!strcmp(argv[i], "--help")) {
-            help();
-            return 0;
-        } else if (!strcmp(argv[i], "--offline")) {
-            continue;
-        } else if (!strcmp(argv[i], "--bytes")) {
-            if (cli_u64(argv[i++], v, 1, 1ull << 40, &total))
-                return 2;
-        } else if (!strcmp(argv[i], "--record-size")) {
-            if (cli_u64(argv[i++], v, 1, DW_MPA_ULPDU_MAX, &fixed))
-                return 2;
-        } else if (!strcmp(argv[i], "--seed")) {
-            if (cli_u64(argv[i++], v, 1, UINT64_MAX, &seed))
-                return 2;
-        } else {
-            fprintf(stderr, "ddpwire demo: unknown option '%s'\n", argv[i]);
-            return 2;
-        }
-    }
+    const cli_opt t[] = {
+        CLI_FLAG("--offline", &offline),
+        CLI_U64("--bytes", &total, 1, 1ull << 40),
+        CLI_U64("--record-size", &fixed, 1, DW_MPA_ULPDU_MAX),
+        CLI_U64("--seed", &seed, 1, UINT64_MAX),
+    };
+    int r = cli_parse(argc, argv, "ddpwire demo", help, t, CLI_N(t), cli_mpa_option, &mo);
+    if (r != CLI_GO)
+        return r;
     dw_mpa_tx_settings ts;
     dw_mpa_rx_settings rs;
     cli_mpa_tx_settings(&mo, &ts);

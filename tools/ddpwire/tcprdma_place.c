@@ -320,66 +320,83 @@ static int finish_flow(place *P, flow *f)
     return bad;
 }
 
-static int place_option(place *P, int argc, char **argv, int *i)
+static int bad_option(const char *a, const char *v)
 {
-    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    uint64_t n;
-    if (!strcmp(a, "-v"))
-        return P->verbose = 1, 0;
-    if (!strcmp(a, "--no-auto"))
-        return P->auto_reg = 0, 0;
-    if (!strcmp(a, "--drop-bad-checksums"))
-        return P->drop_bad = 1, 0;
-    if (a[0] != '-') {
-        if (P->in) {
-            fprintf(stderr, "ddpwire tcprdma place: one capture only ('%s')\n", a);
-            return -1;
-        }
-        return P->in = a, 0;
-    }
-    ++*i;
-    if (!strcmp(a, "-o") && v)
-        return P->dir = v, 0;
-    if (!strcmp(a, "--buffer-size"))
-        return cli_u64(a, v, 0, 1ull << 32, &P->buffer_size);
-    if (!strcmp(a, "--unsol-size"))
-        return cli_u64(a, v, 0, UINT32_MAX, &P->unsol_size);
-    if (!strcmp(a, "--store"))
-        return cli_u64(a, v, 1, 1u << 30, &P->store);
-    if (!strcmp(a, "--max-buffers") || !strcmp(a, "--unsol-count")) {
-        int mb = a[2] == 'm';
-        if (cli_u64(a, v, 0, mb ? 65536 : 4096, &n))
-            return -1;
-        *(mb ? &P->max_buffers : &P->unsol_count) = (unsigned)n;
-        return 0;
-    }
-    if (!strcmp(a, "--rid-format") && v) {
-        static const char *const f[] = {"any", "nfs", "nfs3", "http", "cifs"};
-        static const dw_tcpopt_rid_format fm[] = {DW_TCPOPT_RID_ANY, DW_TCPOPT_RID_NFS,
-                                                  DW_TCPOPT_RID_NFS, DW_TCPOPT_RID_HTTP,
-                                                  DW_TCPOPT_RID_CIFS};
-        for (int k = 0; k < 5; k++)
-            if (!strcmp(v, f[k])) {
-                P->fmt = fm[k];
-                P->nfs_version = k == 2 ? 3 : 0;
-                return 0;
-            }
-    }
-    if (!strcmp(a, "--buffer") && v && P->nexpl < MAX_EXPLICIT) {
-        char rid[64];
-        const char *colon = strchr(v, ':');
-        if (colon && (size_t)(colon - v) < sizeof rid) {
-            memcpy(rid, v, (size_t)(colon - v));
-            rid[colon - v] = 0;
-            if (!cli_u64("--buffer RID", rid, 0, DW_TCPOPT_RID_MAX, &P->expl[P->nexpl].rid) &&
-                !cli_u64("--buffer SIZE", colon + 1, 0, 1ull << 32, &P->expl[P->nexpl].size))
-                return P->nexpl++, 0;
-            return -1;
-        }
-    }
     fprintf(stderr, "ddpwire tcprdma place: bad option '%s%s%s'\n", a, v ? " " : "",
             v ? v : "");
     return -1;
+}
+
+static int opt_dir(void *out, const char *name, const char *v)
+{
+    if (!v)
+        return bad_option(name, v);
+    *(const char **)out = v;
+    return 0;
+}
+
+static int opt_rid_format(void *out, const char *name, const char *v)
+{
+    static const char *const f[] = {"any", "nfs", "nfs3", "http", "cifs"};
+    static const dw_tcpopt_rid_format fm[] = {DW_TCPOPT_RID_ANY, DW_TCPOPT_RID_NFS,
+                                              DW_TCPOPT_RID_NFS, DW_TCPOPT_RID_HTTP,
+                                              DW_TCPOPT_RID_CIFS};
+    place *P = out;
+    for (int k = 0; v && k < 5; k++)
+        if (!strcmp(v, f[k])) {
+            P->fmt = fm[k];
+            P->nfs_version = k == 2 ? 3 : 0;
+            return 0;
+        }
+    return bad_option(name, v);
+}
+
+/* --buffer RID:SIZE */
+static int opt_buffer(void *out, const char *name, const char *v)
+{
+    place *P = out;
+    const char *colon = v ? strchr(v, ':') : NULL;
+    char rid[64];
+    if (!colon || P->nexpl >= MAX_EXPLICIT || (size_t)(colon - v) >= sizeof rid)
+        return bad_option(name, v);
+    memcpy(rid, v, (size_t)(colon - v));
+    rid[colon - v] = 0;
+    if (cli_u64("--buffer RID", rid, 0, DW_TCPOPT_RID_MAX, &P->expl[P->nexpl].rid) ||
+        cli_u64("--buffer SIZE", colon + 1, 0, 1ull << 32, &P->expl[P->nexpl].size))
+        return -1;
+    P->nexpl++;
+    return 0;
+}
+
+/* What the table does not know: a second capture, or a bad option. */
+static int place_more(void *ctx, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    (void)ctx;
+    if (a[0] != '-')
+        return fprintf(stderr, "ddpwire tcprdma place: one capture only ('%s')\n", a), -1;
+    ++*i;
+    return bad_option(a, v);
+}
+
+/* The options into P: CLI_GO to run, else the exit status. */
+static int place_parse(place *P, int argc, char **argv)
+{
+    const cli_opt t[] = {
+        CLI_FLAG("-v", &P->verbose),
+        CLI_SET("--no-auto", &P->auto_reg, 0),
+        CLI_FLAG("--drop-bad-checksums", &P->drop_bad),
+        CLI_ARG(&P->in),
+        CLI_FN("-o", &P->dir, opt_dir),
+        CLI_U64("--buffer-size", &P->buffer_size, 0, 1ull << 32),
+        CLI_U64("--unsol-size", &P->unsol_size, 0, UINT32_MAX),
+        CLI_U64("--store", &P->store, 1, 1u << 30),
+        CLI_U32("--max-buffers", &P->max_buffers, 0, 65536),
+        CLI_U32("--unsol-count", &P->unsol_count, 0, 4096),
+        CLI_FN("--rid-format", P, opt_rid_format),
+        CLI_FN("--buffer", P, opt_buffer),
+    };
+    return cli_parse(argc, argv, "ddpwire tcprdma place", help, t, CLI_N(t), place_more, NULL);
 }
 
 int tcprdma_place(int argc, char **argv)
@@ -388,14 +405,9 @@ int tcprdma_place(int argc, char **argv)
     place *P = &P0;
     *P = (place){.buffer_size = 16u << 20, .unsol_size = 1u << 20, .store = 4u << 20,
                  .max_buffers = 64, .unsol_count = 4, .auto_reg = 1};
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help")) {
-            help();
-            return 0;
-        }
-        if (place_option(P, argc, argv, &i))
-            return 2;
-    }
+    int pr = place_parse(P, argc, argv);
+    if (pr != CLI_GO)
+        return pr;
     if (!P->in || !P->dir) {
         fprintf(stderr, "ddpwire tcprdma place: FILE.pcap and -o DIR are required\n");
         return 2;
