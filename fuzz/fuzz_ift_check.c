@@ -1,6 +1,7 @@
 /*
  * Fuzz target: the IFT stream checker. The first four input octets pick
- * the settings (limits, head length, search limit) and seed the cuts and
+ * the settings (limits, head length, search limit, search start: 0x80 of
+ * the first) and seed the cuts and
  * gaps; the rest is one direction's stream. It is fed twice, cut
  * differently (segments, chunks within segments), with the same gaps:
  * what the checker reports (frames, events) must not depend on the
@@ -44,9 +45,15 @@ static void on_frame(dw_ift_check *c, const dw_ift_check_frame *f, void *u)
     put(r, (uint64_t)f->header_crc_calc << 32 | f->payload_crc_calc);
 }
 
+static int search_start, starts;
+
 static void on_event(dw_ift_check *c, const dw_ift_check_event *ev, void *u)
 {
     (void)c;
+    /* EV_START once, with search_start only, before any frame */
+    if (ev->kind == DW_IFT_CHECK_EV_START &&
+        (!search_start || starts++ || ((run *)u)->recs))
+        abort();
     if (!ev->detail)
         abort();
     put(u, (uint64_t)ev->kind << 56 ^ (uint64_t)ev->code << 52 ^ ev->offset);
@@ -81,12 +88,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         st.max_payload = (size_t)data[2] * 16;
     st.head_len = data[1] >> 1;
     st.search_limit = data[1] & 1 ? 64 : st.search_limit;
+    st.search_start = search_start = data[0] >> 7;
     uint64_t seed;
     plan p;
     plan_make(&p, data, size, &seed);
     dw_ift_check_callbacks cb = {on_frame, on_event};
     for (int k = 0; k < 2; k++) {
         run_begin(&runs[k], &p, st.head_len);
+        starts = 0;
         dw_ift_check *c;
         if (dw_ift_check_new(&c, &st, &cb, &runs[k]))
             abort();

@@ -49,6 +49,10 @@ static void on_event(dw_mpa_check *c, const dw_mpa_check_event *ev, void *u)
     (void)c;
     if (!ev->detail || (ev->kind == DW_MPA_CHECK_EV_STARTUP) != (ev->frame != NULL))
         abort();
+    /* found mid-stream: only by search, before any FPDU */
+    if (ev->kind == DW_MPA_CHECK_EV_START && strstr(ev->detail, "mid-stream") &&
+        ((run *)u)->recs)
+        abort();
     put(u, (uint64_t)ev->kind << 56 ^ (uint64_t)ev->code << 52 ^ ev->offset);
     if (ev->kind != DW_MPA_CHECK_EV_GAP)
         put(u, ev->len);

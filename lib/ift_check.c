@@ -49,7 +49,8 @@ int dw_ift_check_new(dw_ift_check **pc, const dw_ift_check_settings *settings,
     if (callbacks)
         c->cb = *callbacks;
     c->user = user_data;
-    c->state = DW_IC_HEAD; /* a frame at offset 0 */
+    c->state = settings->search_start ? DW_IC_SEARCH : DW_IC_HEAD; /* else a frame at 0 */
+    c->started = !settings->search_start;
     dw_cc_rec_bind(&c->tr, &c->rec.first_pkt, &c->rec.last_pkt, &c->rec.segments,
                    &c->rec.aligned, &c->rec.packed);
     dw_ic_tables(c);
@@ -243,8 +244,8 @@ static int head_step(dw_ift_check *c, int r, const dw_ic_trial *t)
 
 static void give_up(dw_ift_check *c)
 {
-    snprintf(c->detail, sizeof c->detail, "no frame boundary within %llu octets",
-             (unsigned long long)c->set.search_limit);
+    snprintf(c->detail, sizeof c->detail, "no frame %s within %llu octets",
+             c->started ? "boundary" : "start", (unsigned long long)c->set.search_limit);
     dw_ic_emit(c, DW_IFT_CHECK_EV_NO_SYNC, DW_IFT_ERR_NONE,
                c->b.base + c->b.start, 0, c->searched);
     c->state = DW_IC_DEAD;
@@ -256,6 +257,18 @@ static int search_step(dw_ift_check *c, int r, const dw_ic_trial *t, int final)
     if (r == DW_IC_T_MORE && !final) {
         c->b.need = t->need;
         return 0;
+    }
+    if (r == DW_IC_T_OK && !c->started) {
+        dw_cc_slice s;
+        dw_cc_piece_at(&c->b, c->b.start, &s);
+        snprintf(c->detail, sizeof c->detail,
+                 "found by search at offset %llu: plausible sizes and matching header CRC",
+                 (unsigned long long)s.off);
+        dw_ic_emit(c, DW_IFT_CHECK_EV_START, DW_IFT_ERR_NONE, s.off, s.pkt,
+                   c->lost_skipped);
+        c->started = 1;
+        head_ok(c, t);
+        return 1;
     }
     if (r == DW_IC_T_OK) {
         dw_cc_slice s;
@@ -482,7 +495,8 @@ int dw_ift_check_end(dw_ift_check *c)
         truncated(c);
     } else if (c->state == DW_IC_SEARCH && c->lost_skipped) {
         snprintf(c->detail, sizeof c->detail,
-                 "the stream ended %llu octets after the boundaries were lost, none found",
+                 c->started ? "the stream ended %llu octets after the boundaries were lost, none found"
+                            : "no frame start found in %llu octets",
                  (unsigned long long)c->lost_skipped);
         dw_ic_emit(c, DW_IFT_CHECK_EV_NO_SYNC, DW_IFT_ERR_NONE, c->in.off, 0,
                    c->searched);
@@ -509,7 +523,7 @@ const char *dw_ift_check_event_name(dw_ift_check_event_kind kind)
 {
     static const char *const names[] = {"header-crc", "payload-crc", "size",
                                         "gap", "sync-lost", "resync",
-                                        "truncated", "no-sync"};
+                                        "truncated", "no-sync", "start"};
     if ((unsigned)kind >= sizeof names / sizeof names[0])
         return "unknown";
     return names[kind];

@@ -39,6 +39,7 @@ struct dw_ift_check {
     void *user;
     dw_cc_in in;         /* input position, sequence numbers, first error */
     int end_sync;        /* ended in sync */
+    int started;         /* a first frame is known (search_start: found) */
     enum dw_ic_state state;
     /* the frame being read */
     dw_ift_check_frame rec;

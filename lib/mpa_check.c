@@ -106,10 +106,13 @@ void dw_ck_enter_sync(dw_mpa_check *c, uint64_t off)
                    c->set.head_len);
 }
 
-void dw_ck_go_start(dw_mpa_check *c, uint64_t off, const char *how)
+/* MPA mode begins: stream offset off is MPA position pos (0 unless found
+ * mid-stream, where only pos % 512 is known). */
+void dw_ck_go_start(dw_mpa_check *c, uint64_t off, uint64_t pos, const char *how)
 {
     c->started = 1;
-    c->start_off = c->st.start_offset = off;
+    c->st.start_offset = off;
+    c->start_off = off - pos; /* may wrap: positions are mod 2^64 */
     if (how != c->detail)
         snprintf(c->detail, sizeof c->detail, "%s", how);
     dw_ck_emit(c, DW_MPA_CHECK_EV_START, DW_MPA_ERR_NONE, off, 0, 0, 0, NULL);
@@ -405,7 +408,7 @@ static size_t before_start(dw_mpa_check *c, size_t len)
     if (c->in.off >= c->set.start_offset) {
         snprintf(c->detail, sizeof c->detail, "at the given start offset %llu",
                  (unsigned long long)c->set.start_offset);
-        dw_ck_go_start(c, c->in.off, c->detail);
+        dw_ck_go_start(c, c->in.off, 0, c->detail);
         return 0;
     }
     size_t k = left < len ? (size_t)left : len;

@@ -172,6 +172,8 @@ int dw_ck_marker_ok(const dw_ck_fsm *f, uint64_t mpos, uint16_t ptr,
 typedef struct chain {
     unsigned count;  /* valid FPDUs so far */
     int matched;     /* one of them had a matching CRC */
+    unsigned marks;  /* markers checked */
+    size_t first;    /* octets of the first FPDU */
     size_t fend;     /* buffer index where the current FPDU ends */
 } chain;
 
@@ -189,20 +191,28 @@ static int end_ok(const dw_mpa_check *c, const dw_ck_fsm *f, chain *ch)
 
 /*
  * Accepting a chain: one FPDU with a matching CRC, or two valid ones in a
- * row (zero CRC fields); when markers are not known and this reading has
- * none, the chain must also cover 516 octets, where a marker would show.
- * With final, a chain that ends exactly where the data ends is enough.
+ * row (zero CRC fields). Without a matching CRC, a reading with markers
+ * must have checked two (one alone is weak: a zero CRC field looks like a
+ * zero marker). When markers are not known and this reading has none,
+ * the chain must cover 516 octets, where a marker would show, after its
+ * first FPDU unless that one's CRC matched (a run of garbage can end on a
+ * zero CRC field). With final, a chain with a matching CRC that ends
+ * exactly where the data ends is enough.
  */
 static int chain_done(const dw_mpa_check *c, const chain *ch, size_t octets,
                       int markers, int at_end)
 {
     if (!ch->count)
         return 0;
-    if (at_end)
+    if (at_end && ch->matched)
         return 1;
     if (!ch->matched && ch->count < 2)
         return 0;
-    return markers || c->markers >= 0 || octets >= DW_MPA_MARKER_INTERVAL + 4u;
+    if (markers)
+        return ch->matched || ch->marks >= 2;
+    if (c->markers >= 0)
+        return 1;
+    return octets - (ch->matched ? 0 : ch->first) >= DW_MPA_MARKER_INTERVAL + 4u;
 }
 
 static int trial_event(const dw_mpa_check *c, const dw_ck_fsm *f, int what,
@@ -210,6 +220,7 @@ static int trial_event(const dw_mpa_check *c, const dw_ck_fsm *f, int what,
 {
     if (what == DW_CK_W_MARKER) {
         uint16_t e;
+        ch->marks++;
         return dw_get_be16(f->mark) == 0 &&
                dw_ck_marker_ok(f, f->mark_pos, dw_get_be16(f->mark + 2), &e);
     }
@@ -229,7 +240,7 @@ int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
                 int final, size_t *need, int *crc_out)
 {
     dw_ck_fsm f;
-    chain ch = {0, 0, 0};
+    chain ch = {0, 0, 0, 0, 0};
     dw_ck_fsm_init(&f, pos, markers, NULL, 0);
     size_t at = i, end = c->b.len;
     while (at < end) {
@@ -243,6 +254,8 @@ int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
             *need = ch.fend;
             return DW_CK_T_MORE;
         }
+        if (w == DW_CK_W_END && ch.count == 1)
+            ch.first = at - i;
         if (w == DW_CK_W_END && chain_done(c, &ch, at - i, markers, 0)) {
             *crc_out = ch.matched ? 1 : 0;
             return DW_CK_T_ACCEPT;

@@ -91,6 +91,8 @@ struct dw_mpa_check {
     dw_cc_slice mk_from; /* where the marker being read began */
     int mk_aligned, mk_has_pkt;
     dw_cc_buf b;        /* search buffer; SEARCH: need is the length to wait for */
+    uint64_t scan;      /* SEARCH: stream offset of the next octet to try (0: b.start) */
+    uint64_t cand;      /* SEARCH: stream offset of the start that waits for octets */
     uint64_t searched;  /* octets rejected by this search */
     uint64_t mk_next;   /* LOST_MK: stream offset of the next marker */
     uint64_t lost_skipped;
@@ -105,7 +107,7 @@ void dw_ck_emit(dw_mpa_check *c, dw_mpa_check_event_kind kind,
                 dw_mpa_error code, uint64_t off, uint32_t seq, uint64_t pkt,
                 uint64_t len, const dw_mpa_startup *frame);
 void dw_ck_lose(dw_mpa_check *c, uint64_t off);
-void dw_ck_go_start(dw_mpa_check *c, uint64_t off, const char *how);
+void dw_ck_go_start(dw_mpa_check *c, uint64_t off, uint64_t pos, const char *how);
 void dw_ck_enter_sync(dw_mpa_check *c, uint64_t off);
 
 /* lib/mpa_check_search.c */

@@ -38,16 +38,24 @@ static void compact(dw_mpa_check *c)
     dw_cc_buf_shift(&c->b, c->b.start);
 }
 
-/* The buffer is full: give up its oldest octets (for a search, the
- * candidate that needs more than the buffer holds). */
+/* The buffer is full: give up its oldest octets. A search gives up half
+ * of what lies before the start that waits (or the cursor), else that
+ * start itself (it needs more than the buffer holds, or more pieces:
+ * with segments of a few octets the search looks back less far). */
 static void make_room(dw_mpa_check *c)
 {
     size_t n = 1;
-    if (c->state == DW_CK_SEARCH)
-        c->searched++;
-    else if (c->b.dcount > c->b.dstart) /* a whole piece */
+    if (c->state == DW_CK_SEARCH) {
+        uint64_t lo = c->b.base + c->b.start;
+        uint64_t lim = c->cand > lo ? c->cand : c->scan;
+        if (lim > lo)
+            n = (size_t)(lim - lo + 1) / 2;
+        else
+            c->searched++;
+    } else if (c->b.dcount > c->b.dstart) { /* a whole piece */
         n = (size_t)(c->b.desc[c->b.dstart].off + c->b.desc[c->b.dstart].len -
                      (c->b.base + c->b.start));
+    }
     drop(c, n);
     compact(c);
 }
@@ -128,7 +136,7 @@ static void frame_scan(dw_mpa_check *c, int final)
     c->b.start += (size_t)r; /* checked, not skipped */
     snprintf(c->detail, sizeof c->detail, "after the MPA ID %s Frame",
              fr.kind == DW_MPA_STARTUP_REQUEST ? "Req" : "Rep");
-    dw_ck_go_start(c, off + (uint64_t)r, c->detail);
+    dw_ck_go_start(c, off + (uint64_t)r, 0, c->detail);
 }
 
 /* Start known, markers to be seen: a zero marker at position 0 means
@@ -174,41 +182,115 @@ static int zero_marker(const dw_mpa_check *c, size_t i)
     return !p[0] && !p[1] && !p[2] && p[3] < 4;
 }
 
-static int candidate(dw_mpa_check *c, size_t i, int final, size_t *need,
-                     int *mk, int *crc)
+/* Octets a search keeps behind its cursor: the most a marker's FPDUPTR
+ * reaches back (MPA 6.1: 16 bits, low two ignored), and 4 more. */
+#define DW_CK_LOOKBACK 65536u
+
+static size_t lookback(const dw_mpa_check *c)
 {
-    if (c->pos_known) { /* no markers: FPDUs sit at multiples of 4 */
-        *mk = 0;
-        return dw_ck_trial(c, i, c->b.base + i - c->start_off, 0, final,
-                           need, crc);
-    }
-    if (c->b.len - i < 4) {
-        *need = i + 4;
-        return final ? DW_CK_T_REJECT : DW_CK_T_MORE;
-    }
-    *mk = c->markers != 0 && zero_marker(c, i);
-    if (!*mk && c->markers == 1)
-        return DW_CK_T_REJECT;
-    return dw_ck_trial(c, i, 0, *mk, final, need, crc);
+    return c->markers != 0 && !c->pos_known ? DW_CK_LOOKBACK : 0;
 }
 
-static void accept(dw_mpa_check *c, size_t i, int mk, int crc)
+/* A candidate start: buffer index and MPA position of its first octet;
+ * found mid-stream: the marker that named it (index, FPDUPTR as sent). */
+typedef struct cand {
+    size_t at, need;
+    uint64_t pos;
+    int mk, crc;
+    int mid;
+    size_t mark;
+    uint16_t ptr;
+} cand;
+
+/*
+ * MPA 6.1, 7.1: a marker at buffer index i with a non-zero FPDUPTR names
+ * the FPDU holding it, FPDUPTR octets back (draft reading). MPA positions
+ * are then known mod 512 only: i counts as the first multiple of 512 not
+ * below FPDUPTR, so that FPDU's position is in 0..508. The FPDU must hold
+ * the marker and be in the buffer whole. No FPDU begins 4 octets after a
+ * marker (that marker would lead it): such an FPDUPTR is the RFC 5044
+ * reading, naming the FPDU that begins with a zero marker 4 octets
+ * further back, and that marker was tried as a start when the cursor
+ * passed it (the very same trial).
+ */
+static int mid_stream(const dw_mpa_check *c, size_t i, int final, cand *k)
 {
-    uint64_t off = c->b.base + i;
-    c->markers = mk;
-    c->markers_given = 0; /* the stream has shown it */
-    if (c->crc < 0)
-        c->crc = crc;
-    if (!c->pos_known)
-        c->start_off = off;
-    if (!c->started) {
+    const uint8_t *p = c->b.buf + i;
+    uint16_t ptr = dw_get_be16(p + 2) & 0xfffcu;
+    if (c->markers == 0 || p[0] || p[1] || !ptr || ptr > i - c->b.start)
+        return DW_CK_T_REJECT;
+    k->at = i - ptr;
+    k->pos = (DW_MPA_MARKER_INTERVAL - ptr % DW_MPA_MARKER_INTERVAL) %
+             DW_MPA_MARKER_INTERVAL;
+    if (k->pos == DW_MPA_MARKER_LEN)
+        return DW_CK_T_REJECT;
+    size_t h = k->at + (k->pos ? 0 : DW_MPA_MARKER_LEN); /* ULPDU_Length */
+    uint16_t ulen = dw_get_be16(c->b.buf + h);
+    if (!ulen || ulen > DW_MPA_ULPDU_MAX ||
+        dw_mpa_fpdu_len((uint32_t)k->pos, ulen, 1) <= ptr)
+        return DW_CK_T_REJECT; /* it ends before the marker */
+    k->mk = k->mid = 1;
+    k->mark = i;
+    k->ptr = dw_get_be16(p + 2);
+    return dw_ck_trial(c, k->at, k->pos, 1, final, &k->need, &k->crc);
+}
+
+/* The starts octets at buffer index i suggest, earliest first. */
+static int candidate(const dw_mpa_check *c, size_t i, int final, cand *k)
+{
+    memset(k, 0, sizeof *k);
+    k->at = i;
+    if (c->pos_known) { /* no markers: FPDUs sit at multiples of 4 */
+        k->pos = c->b.base + i - c->start_off;
+        return dw_ck_trial(c, i, k->pos, 0, final, &k->need, &k->crc);
+    }
+    if (c->b.len - i < 4) {
+        k->need = i + 4;
+        return final ? DW_CK_T_REJECT : DW_CK_T_MORE;
+    }
+    int r = mid_stream(c, i, final, k);
+    if (r != DW_CK_T_REJECT)
+        return r;
+    memset(k, 0, sizeof *k);
+    k->at = i;
+    k->mk = c->markers != 0 && zero_marker(c, i);
+    if (!k->mk && c->markers == 1)
+        return DW_CK_T_REJECT;
+    return dw_ck_trial(c, i, 0, k->mk, final, &k->need, &k->crc);
+}
+
+static void start_detail(dw_mpa_check *c, const cand *k, uint64_t off)
+{
+    if (k->mid)
+        snprintf(c->detail, sizeof c->detail,
+                 "found by search mid-stream at offset %llu (marker at %llu, FPDUPTR %u, valid FPDU); pos counts from an arbitrary multiple of 512",
+                 (unsigned long long)off,
+                 (unsigned long long)(c->b.base + k->mark), k->ptr);
+    else
         snprintf(c->detail, sizeof c->detail, "%s at offset %llu (%s)",
                  off ? "found by search" : "an FPDU", (unsigned long long)off,
-                 mk ? "zero marker and valid FPDU" : "valid FPDU, no markers");
-        dw_ck_go_start(c, off, c->detail);
+                 k->mk ? "zero marker and valid FPDU" : "valid FPDU, no markers");
+}
+
+static void accept(dw_mpa_check *c, const cand *k)
+{
+    drop(c, k->at - c->b.start); /* before it: skipped */
+    c->scan = c->cand = 0;
+    uint64_t off = c->b.base + k->at;
+    c->markers = k->mk;
+    c->markers_given = 0; /* the stream has shown it */
+    if (c->crc < 0)
+        c->crc = k->crc;
+    if (!c->started) {
+        start_detail(c, k, off);
+        dw_ck_go_start(c, off, c->pos_known ? off - c->start_off : k->pos,
+                       c->detail);
         return;
     }
-    snprintf(c->detail, sizeof c->detail, "valid FPDU found by search");
+    if (!c->pos_known)
+        c->start_off = off - k->pos;
+    snprintf(c->detail, sizeof c->detail, "valid FPDU found by search%s",
+             k->mid ? " mid-stream (pos counts from an arbitrary multiple of 512)" : "");
     dw_ck_emit(c, DW_MPA_CHECK_EV_RESYNC, DW_MPA_ERR_NONE, off, 0, 0,
                c->lost_skipped, NULL);
     c->st.resyncs++;
@@ -217,27 +299,40 @@ static void accept(dw_mpa_check *c, size_t i, int mk, int crc)
     dw_ck_enter_sync(c, off);
 }
 
+/* The cursor moves past buffer index i; what falls out of reach goes. */
+static void advance(dw_mpa_check *c, size_t i)
+{
+    c->scan = c->b.base + i + 1;
+    size_t keep = lookback(c);
+    if (i + 1 - c->b.start > keep)
+        drop(c, i + 1 - keep - c->b.start);
+}
+
+/* Tries each buffer index in turn (the cursor), with what each suggests. */
 static void search_scan(dw_mpa_check *c, int final)
 {
-    while (c->state == DW_CK_SEARCH && c->b.start < c->b.len) {
-        if (!final && c->b.len < c->b.need)
+    while (c->state == DW_CK_SEARCH) {
+        if (c->scan < c->b.base + c->b.start)
+            c->scan = c->b.base + c->b.start;
+        size_t i = (size_t)(c->scan - c->b.base);
+        if (i >= c->b.len || (!final && c->b.len < c->b.need))
             return;
-        size_t i = c->b.start, need = 0;
         if (c->pos_known && (c->b.base + i - c->start_off) % 4) {
-            drop(c, 1);
+            advance(c, i);
             continue;
         }
-        int mk = 0, crc = 0;
-        int r = candidate(c, i, final, &need, &mk, &crc);
+        cand k;
+        int r = candidate(c, i, final, &k);
         if (r == DW_CK_T_MORE) {
-            c->b.need = need;
+            c->b.need = k.need;
+            c->cand = c->b.base + k.at;
             return;
         }
         if (r == DW_CK_T_ACCEPT) {
-            accept(c, i, mk, crc);
+            accept(c, &k);
             return;
         }
-        drop(c, 1);
+        advance(c, i);
         if (++c->searched > c->set.search_limit)
             give_up(c);
     }

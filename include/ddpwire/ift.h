@@ -327,7 +327,8 @@ dw_ift_error dw_ift_rx_failed(const dw_ift_rx *rx);
  * direction of a captured connection; the IFT counterpart of
  * <ddpwire/mpa_check.h>, fed the same way (chunks and gaps from
  * <ddpwire/reasm.h>). The stream is expected to begin with a frame at
- * stream offset 0.
+ * stream offset 0, unless settings.search_start asks for a search (a
+ * capture begun in the middle of a connection).
  *
  * Unlike the receiver it never stops at an error:
  *  - a payload CRC error is reported and checking goes on in sync (the
@@ -370,6 +371,14 @@ typedef struct dw_ift_check_settings {
     /** Octets of each DDP header handed out in the frame record
      * (default 64, at most 256). */
     size_t head_len;
+    /** 0 (default): a frame begins at stream offset 0. Non-zero: the
+     * stream may begin anywhere (a capture started mid-connection): the
+     * checker first searches, as after lost boundaries, for the first
+     * position where plausible sizes (header_size at least 4) are
+     * followed by a matching header CRC, and begins there (EV_START).
+     * Octets before it are skipped_octets; none found within
+     * search_limit, or by the end: EV_NO_SYNC. */
+    int search_start;
 } dw_ift_check_settings;
 
 /** Fills settings with the defaults described above. */
@@ -440,7 +449,10 @@ typedef enum dw_ift_check_event_kind {
     DW_IFT_CHECK_EV_TRUNCATED,
     /** No boundary found: search_limit exceeded, or the stream ended
      * while searching (len: octets searched). */
-    DW_IFT_CHECK_EV_NO_SYNC
+    DW_IFT_CHECK_EV_NO_SYNC,
+    /** search_start: the first frame found (offset; len: octets skipped
+     * before it). Its record has resync 0; resyncs does not count it. */
+    DW_IFT_CHECK_EV_START
 } dw_ift_check_event_kind;
 
 typedef struct dw_ift_check_event {

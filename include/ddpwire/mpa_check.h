@@ -19,7 +19,10 @@
  * Positions: "stream offset" is the reassembler's (octets since the
  * direction's first octet); "MPA position" counts octets since MPA mode
  * began in this direction (after the RFC 5044 frame when there is one),
- * and markers sit where it is a multiple of 512 (MPA 6.2).
+ * and markers sit where it is a multiple of 512 (MPA 6.2). When the start
+ * is found mid-stream (a capture begun late, see START_SEARCH) only the
+ * position mod 512 is known: positions then count from an arbitrary
+ * multiple of 512, the first FPDU's being in 0..508.
  */
 #ifndef DDPWIRE_MPA_CHECK_H
 #define DDPWIRE_MPA_CHECK_H
@@ -42,8 +45,26 @@ typedef enum dw_mpa_check_start {
     DW_MPA_CHECK_START_FRAMES,
     /** MPA mode begins at settings.start_offset (`--mpa-start PORT:SEQ`). */
     DW_MPA_CHECK_START_AT,
-    /** Search: the first zero marker followed by a valid FPDU (with
-     * markers), or the first run of valid FPDUs (without). */
+    /**
+     * Search, for a capture that may begin anywhere. Each octet in turn
+     * (the cursor) is tried as: a marker with a non-zero FPDUPTR
+     * (reserved field 0, low two bits ignored), naming the FPDU that holds
+     * it FPDUPTR octets back (MPA 7.1, draft reading; the RFC 5044
+     * reading names an FPDU that begins with a zero marker, itself tried
+     * when the cursor passed it) -- that FPDU must be in the buffer whole
+     * (up to 64 KiB behind the cursor are kept) and hold the marker, and
+     * MPA positions are then known mod 512 only; a zero marker beginning
+     * an FPDU; an FPDU without markers. A candidate is taken when its
+     * FPDU is valid (length, every marker in it consistent, pad zero) and
+     * its CRC matches, or, with no matching CRC (CRC off or not known),
+     * when two valid FPDUs follow in a row with zero CRC fields and, with
+     * markers, two markers checked (without markers and the mode not
+     * known: 516 octets after the first FPDU). So the first FPDU found is
+     * the first, at or after the capture's start, that holds a marker
+     * (with markers): an FPDU with none cannot be told from its payload.
+     * Octets before it are skipped_octets. Without markers: the first run
+     * of valid FPDUs.
+     */
     DW_MPA_CHECK_START_SEARCH
 } dw_mpa_check_start;
 
@@ -58,7 +79,9 @@ typedef struct dw_mpa_check_settings {
     /** CRC in use: 1, 0, or -1 to learn it likewise. Default -1. */
     int crc;
     /** Stream octets searched for the start or a lost boundary before
-     * giving up (default 1 MiB). */
+     * giving up (default 1 MiB). With segments of a few octets the search
+     * keeps the tags of at most 4096 pieces: it then looks back less far
+     * than 64 KiB for the FPDU a marker names. */
     uint64_t search_limit;
     /** Octets of each ULPDU's beginning handed out in the FPDU record
      * (default 64, at most 256): enough for a DDP/RDMAP header. */
@@ -143,7 +166,8 @@ typedef struct dw_mpa_check_fpdu {
 typedef enum dw_mpa_check_event_kind {
     /** An RFC 5044 frame was decoded (frame is set). */
     DW_MPA_CHECK_EV_STARTUP = 0,
-    /** MPA mode begins (pos 0 at offset; how it was found in detail). */
+    /** MPA mode begins at offset (how it was found in detail: pos 0
+     * there, or "mid-stream": pos known mod 512 only). */
     DW_MPA_CHECK_EV_START,
     /** The stream began with something that is not a valid frame. */
     DW_MPA_CHECK_EV_STARTUP_BAD,
