@@ -121,6 +121,35 @@ rc=$?
 n=$(grep -c '"valid":false.*3\.1\.4' "$T/nfs2.jsonl")
 check "[ $rc = 1 ] && [ $n -ge 2 ]" "total changed within a transfer: exit $rc, $n options refused for 3.1.4"
 
+# Captures that begin mid-connection (no SYN, no start-up frames): the first
+# packets of 01_clean and 13_ift cut away. MPA is found by the marker search
+# at a marker with a non-zero FPDUPTR, IFT (--framing ift) by the header-CRC
+# search; every FPDU/frame after the start is whole and good.
+python3 - "$DATA" "$T" <<'PY'
+import struct, sys
+def cut(src, dst, skip):
+    d = open(src, 'rb').read()
+    out, off, n = bytearray(d[:24]), 24, 0
+    while off < len(d):
+        incl = struct.unpack('<I', d[off + 8:off + 12])[0]
+        n += 1
+        if n > skip:
+            out += d[off:off + 16 + incl]
+        off += 16 + incl
+    open(dst, 'wb').write(out)
+cut(sys.argv[1] + '/01_clean.pcap', sys.argv[2] + '/mpa_mid.pcap', 7)
+cut(sys.argv[1] + '/13_ift.pcap', sys.argv[2] + '/ift_mid.pcap', 4)
+PY
+"$D" dump --json --no-progress "$T/mpa_mid.pcap" > "$T/mpa_mid.jsonl" 2>&1
+rc=$?
+n=$(grep -c '"type":"fpdu".*"crc":"good"' "$T/mpa_mid.jsonl")
+check "[ $rc = 0 ] && [ $n -ge 8 ] && grep -q 'mid-stream' '$T/mpa_mid.jsonl'" \
+  "MPA mid-stream: exit $rc, $n good FPDUs, start: $(grep -m1 '"kind":"start"' "$T/mpa_mid.jsonl")"
+"$D" dump --json --no-progress --framing ift "$T/ift_mid.pcap" > "$T/ift_mid.jsonl" 2>&1
+rc=$?
+n=$(grep -c '"type":"ift".*"payload_crc":"good"' "$T/ift_mid.jsonl")
+check "[ $rc = 0 ] && [ $n = 6 ]" "IFT mid-stream: exit $rc, $n good frames (want 6)"
+
 # Real Linux soft-iWARP traffic (../shared/siw-peer captures, copied to
 # tests/data/siw): revision 2 start-up with IRD/ORD, CRC on and off, rping's
 # Send / Read Request / Read Response. Every FPDU there lies in one segment, so

@@ -54,6 +54,7 @@ typedef struct dump_dir {
     size_t pre_chunks;
     int closed;              /* FIN or RST seen */
     int fin, rst;
+    int syn_seen;            /* the stream's start is known */
     uint64_t packets, octets, tcpopts, tcpopt_bad;
     dw_tcpopt_total ttot;    /* 3.1.4: the transfer being sent, its total */
     int ttot_set;

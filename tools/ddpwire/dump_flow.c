@@ -500,6 +500,8 @@ static void tcp_segment(dump *D, const dw_pkt_tcp *t)
     d->octets += t->payload_len;
     if (t->options_len)
         out_tcpopt(d, t->options, t->options_len, t->payload_len);
+    if (t->flags & DW_PKT_SYN)
+        d->syn_seen = 1;
     if (t->flags & DW_PKT_FIN)
         d->fin = 1;
     if (t->flags & DW_PKT_RST)

@@ -50,7 +50,12 @@ static void on_event(dw_ift_check *c, const dw_ift_check_event *ev, void *u)
 int dump_ift_create(dump_dir *d)
 {
     dw_ift_check_callbacks cb = {on_frame, on_event};
-    return dw_ift_check_new(&d->ift, NULL, &cb, d);
+    dw_ift_check_settings s;
+    dw_ift_check_settings_default(&s);
+    /* a capture that began after the SYN: the first frame is somewhere in
+     * the first octets seen, found by its header CRC */
+    s.search_start = !d->syn_seen;
+    return dw_ift_check_new(&d->ift, &s, &cb, d);
 }
 
 void dump_ift_data(dump_dir *d, const uint8_t *p, size_t len, const dw_reasm_chunk *c)
