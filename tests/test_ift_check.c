@@ -8,28 +8,7 @@
  * in payloads (sync kept) and headers (resync); truncation; the search
  * limit; the API's misuse.
  */
-#include <ddpwire/crc32c.h>
-#include <ddpwire/ift.h>
-
-#define CU_CHECK dw_ift_check
-#define CU_REC dw_ift_check_frame
-#define CU_EVENT dw_ift_check_event
-#define CU_KIND dw_ift_check_event_kind
-#define CU_CODE dw_ift_error
-#define CU_DATA dw_ift_check_data
-#define CU_GAP dw_ift_check_gap
-#define CU_END dw_ift_check_end
-#include "check_util.h"
-
-static const dw_ift_check_callbacks cbs = {on_rec, on_event};
-
-static dw_ift_check *mk(const dw_ift_check_settings *st, coll *k)
-{
-    dw_ift_check *c = NULL;
-    memset(k, 0, sizeof *k);
-    CHECK(dw_ift_check_new(&c, st, &cbs, k) == 0);
-    return c;
-}
+#include "ift_check_util.h"
 
 /* ------------------------------------------------------------------ */
 /* Streams from the encoder                                            */
