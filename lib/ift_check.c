@@ -521,9 +521,9 @@ void dw_ift_check_stats_get(const dw_ift_check *c, dw_ift_check_stats *stats)
 
 const char *dw_ift_check_event_name(dw_ift_check_event_kind kind)
 {
-    static const char *const names[] = {"header-crc", "payload-crc", "size",
-                                        "gap", "sync-lost", "resync",
-                                        "truncated", "no-sync", "start"};
+    static const char *const names[] = {"header_crc", "payload_crc", "size",
+                                        "gap", "sync_lost", "resync",
+                                        "truncated", "no_sync", "start"};
     if ((unsigned)kind >= sizeof names / sizeof names[0])
         return "unknown";
     return names[kind];

@@ -606,9 +606,9 @@ void dw_mpa_check_stats_get(const dw_mpa_check *c, dw_mpa_check_stats *stats)
 const char *dw_mpa_check_event_name(dw_mpa_check_event_kind kind)
 {
     static const char *const names[] = {
-        "startup", "start", "startup-bad", "no-start", "crc",
-        "marker", "marker-reserved", "pad", "length", "gap",
-        "sync-lost", "resync", "truncated", "mode"};
+        "startup", "start", "startup_bad", "no_start", "crc",
+        "marker", "marker_reserved", "pad", "length", "gap",
+        "sync_lost", "resync", "truncated", "mode"};
     if ((unsigned)kind >= sizeof names / sizeof names[0])
         return "unknown";
     return names[kind];

@@ -573,8 +573,8 @@ void dw_reasm_stats_get(const dw_reasm *r, dw_reasm_stats *stats)
 const char *dw_reasm_event_name(dw_reasm_event_kind kind)
 {
     static const char *const names[] = {
-        "retransmit", "overlap", "mismatch", "out-of-order", "dropped",
-        "out-of-window", "syn", "fin", "rst", "after-fin"};
+        "retransmit", "overlap", "mismatch", "out_of_order", "dropped",
+        "out_of_window", "syn", "fin", "rst", "after_fin"};
     if ((unsigned)kind < sizeof names / sizeof names[0])
         return names[kind];
     return "unknown";

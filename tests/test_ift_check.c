@@ -775,8 +775,8 @@ static void test_api(void)
     CHECK(dw_ift_check_data(c, vecs, 1, NULL) == DW_ERR_STATE);
     dw_ift_check_del(c);
     coll_free(&k);
-    CHECK(strcmp(dw_ift_check_event_name(DW_IFT_CHECK_EV_HEADER_CRC), "header-crc") == 0);
-    CHECK(strcmp(dw_ift_check_event_name(DW_IFT_CHECK_EV_NO_SYNC), "no-sync") == 0);
+    CHECK(strcmp(dw_ift_check_event_name(DW_IFT_CHECK_EV_HEADER_CRC), "header_crc") == 0);
+    CHECK(strcmp(dw_ift_check_event_name(DW_IFT_CHECK_EV_NO_SYNC), "no_sync") == 0);
     CHECK(strcmp(dw_ift_check_event_name((dw_ift_check_event_kind)99), "unknown") == 0);
 }
 

@@ -660,7 +660,7 @@ static void test_api(void)
     dw_reasm_del(r);
     dw_reasm_del(NULL);
     CHECK(strcmp(dw_reasm_event_name(DW_REASM_EV_RETRANSMIT), "retransmit") == 0);
-    CHECK(strcmp(dw_reasm_event_name(DW_REASM_EV_AFTER_FIN), "after-fin") == 0);
+    CHECK(strcmp(dw_reasm_event_name(DW_REASM_EV_AFTER_FIN), "after_fin") == 0);
     CHECK(strcmp(dw_reasm_event_name((dw_reasm_event_kind)99), "unknown") == 0);
 }
 

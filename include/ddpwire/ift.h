@@ -541,7 +541,7 @@ typedef struct dw_ift_check_stats {
 /** Copies the counters. */
 void dw_ift_check_stats_get(const dw_ift_check *c, dw_ift_check_stats *stats);
 
-/** Short name of an event kind ("header-crc"). */
+/** Short name of an event kind ("header_crc"; the JSON kinds of `ddpwire dump`). */
 const char *dw_ift_check_event_name(dw_ift_check_event_kind kind);
 
 #ifdef __cplusplus

@@ -296,7 +296,7 @@ typedef struct dw_mpa_check_stats {
 /** Copies the counters. */
 void dw_mpa_check_stats_get(const dw_mpa_check *c, dw_mpa_check_stats *stats);
 
-/** Short name of an event kind ("marker"). */
+/** Short name of an event kind ("sync_lost"; the JSON kinds of `ddpwire dump`). */
 const char *dw_mpa_check_event_name(dw_mpa_check_event_kind kind);
 
 #ifdef __cplusplus

@@ -213,7 +213,7 @@ typedef struct dw_reasm_stats {
 /** Copies the counters. */
 void dw_reasm_stats_get(const dw_reasm *r, dw_reasm_stats *stats);
 
-/** Short name of an event kind ("retransmit"). */
+/** Short name of an event kind ("out_of_order"; the JSON kinds of `ddpwire dump`). */
 const char *dw_reasm_event_name(dw_reasm_event_kind kind);
 
 #ifdef __cplusplus

@@ -174,17 +174,11 @@ static void out_startup(dump_dir *d, const dw_mpa_check_event *ev)
     }
 }
 
-/* A generic event: JSON always; text with -v, or when it is an error.
- * Kinds are spelt with '_' (the library's names use '-'). */
-static void out_event(dump_dir *d, const char *name, int code, uint64_t offset, uint32_t seq,
+/* A generic event: JSON always; text with -v, or when it is an error. */
+static void out_event(dump_dir *d, const char *kind, int code, uint64_t offset, uint32_t seq,
                       uint64_t pkt, uint64_t len, const char *detail, int error)
 {
     FILE *f = d->flow->owner->out;
-    char kind[32];
-    size_t i = 0;
-    for (; name[i] && i + 1 < sizeof kind; i++)
-        kind[i] = name[i] == '-' ? '_' : name[i];
-    kind[i] = 0;
     if (d->flow->owner->o.json) {
         json_head(d, "event");
         fprintf(f, ",\"kind\":\"%s\",\"code\":%d,\"offset\":%" PRIu64 ",\"seq\":%u,\"pkt\":%" PRIu64
