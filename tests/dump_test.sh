@@ -150,6 +150,28 @@ rc=$?
 n=$(grep -c '"type":"ift".*"payload_crc":"good"' "$T/ift_mid.jsonl")
 check "[ $rc = 0 ] && [ $n = 6 ]" "IFT mid-stream: exit $rc, $n good frames (want 6)"
 
+# Plain TCP whose data begins like an FPDU (a zero "marker" and a plausible
+# length, then random octets) is not MPA: no FPDU may validate, exit 0.
+python3 - "$T/zeros.pcap" <<'PY'
+import random, struct, sys
+rnd = random.Random(5)
+def frame(seq, payload):
+    ip = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 40 + len(payload), 0, 0x4000, 64, 6, 0,
+                     bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+    tcp = struct.pack('>HHIIBBHHH', 40000, 6000, seq, 1, 0x50, 0x18, 65535, 0, 0)
+    return b'\x02\0\0\0\0\x02\x02\0\0\0\0\x01\x08\x00' + ip + tcp + payload
+data = bytes(6) [:4] + b'\x00\x40' + bytes(rnd.getrandbits(8) for _ in range(3000))
+out = struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
+for i in range(0, len(data), 1000):
+    f = frame(1000 + i, data[i:i + 1000])
+    out += struct.pack('<IIII', 1, i, len(f), len(f)) + f
+open(sys.argv[1], 'wb').write(out)
+PY
+"$D" dump --json --no-progress "$T/zeros.pcap" > "$T/zeros.jsonl" 2>&1
+rc=$?
+check "[ $rc = 0 ] && ! grep -q '\"type\":\"fpdu\"' '$T/zeros.jsonl' && grep -q '\"framing\":\"tcp\"' '$T/zeros.jsonl'" \
+  "plain TCP beginning with zeros: exit $rc, $(grep -c '"type":"fpdu"' "$T/zeros.jsonl") FPDUs"
+
 # Real Linux soft-iWARP traffic (../shared/siw-peer captures, copied to
 # tests/data/siw): revision 2 start-up with IRD/ORD, CRC on and off, rping's
 # Send / Read Request / Read Response. Every FPDU there lies in one segment, so

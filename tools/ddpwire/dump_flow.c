@@ -5,8 +5,6 @@
  * nothing (plain TCP). Flows end at FIN/RST both ways, on eviction or at
  * the end of the capture; memory is bounded by --max-flows x --store.
  */
-#include <ddpwire/crc32c.h>
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,23 +134,6 @@ static int prefix_of_key(const uint8_t *p, size_t n)
     return !memcmp(p, key_req, k) || !memcmp(p, key_rep, k);
 }
 
-/* An FPDU at offset 0 of what is buffered: the zero marker and a sane
- * length, or without markers a whole FPDU whose CRC verifies. */
-static int probe_mpa(const uint8_t *p, size_t n)
-{
-    if (n >= 6 && !p[0] && !p[1] && !p[2] && !p[3]) {
-        unsigned len = (unsigned)p[4] << 8 | p[5];
-        return len > 0 && len <= DW_MPA_ULPDU_MAX;
-    }
-    if (n < 2)
-        return 0;
-    size_t len = (size_t)p[0] << 8 | p[1];
-    size_t body = 2 + len + ((4 - (len + 2) % 4) % 4);
-    if (len == 0 || body + 4 > n)
-        return 0;
-    return dw_crc32c(0, p, body) == dw_crc32c_load(p + body);
-}
-
 static int want_more(const dump_dir *d)
 {
     return d->pre_len < sizeof d->pre && d->pre_chunks < sizeof d->pre_chunk / sizeof d->pre_chunk[0];
@@ -186,13 +167,12 @@ static int decide(dump_dir *d, int final)
         return FR_UNKNOWN;
     if (dump_ift_probe(p, n))
         return FR_IFT;
-    if (probe_mpa(p, n))
-        return FR_MPA;
     if (!final && want_more(d))
         return FR_UNKNOWN;
-    /* issue 5: else search for the zero marker and a valid FPDU; a
-     * direction where none turns up is plain TCP, not an error */
-    d->searching = o->framing == DUMP_AUTO && n > 0;
+    /* issue 5: else MPA at the first octet or found by the checker's search,
+     * each FPDU validated (CRC, markers); a direction where none turns up
+     * is plain TCP, not an error */
+    d->searching = n > 0;
     return d->searching ? FR_MPA : FR_PLAIN;
 }
 
@@ -210,11 +190,7 @@ static dw_mpa_check_start start_mode(dump_dir *d, uint64_t *at)
         return DW_MPA_CHECK_START_AT;
     if (d->pre_len >= 16 && prefix_of_key(d->pre, d->pre_len))
         return DW_MPA_CHECK_START_FRAMES;
-    if (d->searching)
-        return DW_MPA_CHECK_START_SEARCH;
-    if (o->framing == DUMP_MPA || f->framing_forced)
-        return DW_MPA_CHECK_START_AUTO;
-    return DW_MPA_CHECK_START_AT; /* probe_mpa() found an FPDU at offset 0 */
+    return DW_MPA_CHECK_START_AUTO; /* an FPDU at the first octet, else search */
 }
 
 static void feed_framing(dump_dir *d, const uint8_t *p, size_t n, const dw_reasm_chunk *c)
