@@ -52,7 +52,6 @@ typedef struct dump_dir {
     size_t pre_len;
     dw_reasm_chunk pre_chunk[64];
     size_t pre_chunks;
-    int closed;              /* FIN or RST seen */
     int fin, rst;
     int syn_seen;            /* the stream's start is known */
     uint64_t packets, octets, tcpopts, tcpopt_bad;
@@ -73,7 +72,6 @@ typedef struct dump_flow {
     uint8_t addr[2][16];
     uint16_t port[2];        /* [DUMP_C2S] client's, [DUMP_S2C] server's */
     dump_dir d[2];
-    uint64_t last_pkt;
     int framing_forced;      /* --mpa-start matched */
     size_t slot;             /* hash bucket */
     struct dump_flow *next;  /* hash chain */

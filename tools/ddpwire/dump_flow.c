@@ -470,7 +470,6 @@ static void tcp_segment(dump *D, const dw_pkt_tcp *t)
         k = match(f, t);
     }
     dump_dir *d = &f->d[k];
-    f->last_pkt = D->pkt;
     lru_touch(D, f);
     d->packets++;
     d->octets += t->payload_len;
