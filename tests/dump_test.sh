@@ -216,6 +216,10 @@ for name, want_rc, want_bad in (('host_data', 0, 0), ('guest', 1, 1)):
 PY
 check "[ $? = 0 ]" "siw captures: $(tail -3 "$T/siw.out")"
 cat "$T/siw.out"
+# siw_interop.sh's judge of CRC errors finds exactly that one bad FPDU too
+python3 "$HERE/siw_crcscan.py" "$SIW/guest.pcap" 19999 > "$T/scan.out"
+check "[ \"\$(grep -v 'bad=-' '$T/scan.out' | grep -c bad=)\" = 1 ] && grep -q '^conn 11 c2s fpdus=1 bad=0 ' '$T/scan.out'" \
+  "siw_crcscan.py on guest.pcap: $(grep -v 'bad=-' "$T/scan.out" | grep bad=)"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

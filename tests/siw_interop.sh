@@ -9,6 +9,10 @@
 #     reaches the host's loopback as 10.0.2.2), 100 iterations, verified;
 #   - every FPDU siw sent passed our receiver (CRC, lengths): the summaries
 #     count them; tshark decodes the start-up frames and no FPDU with a bad CRC.
+# When our receiver reports a CRC error, both captures judge it (siw_crcscan.py,
+# an independent CRC32c): if siw's own capture (guest.pcap, its NIC) shows that
+# FPDU bad, siw sent it so; that is printed as a FINDING and the case runs
+# once more. If both captures show it good, our receiver is wrong: a failure.
 # usage: siw_interop.sh DDPWIRE BUILD_DIR. Exit 77 when the VM cannot run here.
 set -uo pipefail
 D=$1
@@ -25,8 +29,48 @@ ok() { echo "ok: $*"; }
 "${PEER[@]}" build || exit $?
 tb=$SECONDS
 "${PEER[@]}" boot || exit $?
-trap '"${PEER[@]}" stop; rm -rf "$T"' EXIT
+# What our receiver read, for judging a CRC error (diagnose below).
+TD=
+if command -v tcpdump > /dev/null 2>&1; then
+  tcpdump -U -n -s 0 -i lo -w "$T/host.pcap" "tcp port $PORT" 2> "$T/tcpdump.err" &
+  TD=$!
+  for _ in $(seq 50); do grep -q listening "$T/tcpdump.err" && break; sleep 0.1; done
+fi
+trap '[ -n "$TD" ] && kill $TD 2> /dev/null; "${PEER[@]}" stop; rm -rf "$T"' EXIT
 echo "siw-peer: image ready in ${tb} s, booted in $((SECONDS - tb)) s"
+findings=()
+
+# crc_at CAPTURE OFF: whether the last connection to PORT in CAPTURE has the
+# server's FPDU at MPA stream offset OFF with a bad CRC, as recomputed by
+# siw_crcscan.py (independent of our CRC code). Prints the scan's line.
+crc_at() {
+  local line
+  line=$(python3 "$HERE/siw_crcscan.py" "$1" "$PORT" | grep ' s2c ' | tail -1)
+  echo "$line"
+  [[ ",$(sed -n 's/.* bad=\([^ ]*\).*/\1/p' <<< "$line")," == *",$2,"* ]]
+}
+
+# A CRC error our receiver reported: whose was it? guest.pcap holds what siw
+# put on its NIC, host.pcap what our socket read. Bad in siw's own capture:
+# siw sent it so, and refusing it was right (a finding, and the case runs
+# once more). Good in both captures: our receiver is wrong (a failure).
+diagnose() {
+  local name=$1 off g h
+  off=$(sed -n 's/.*MPA error 2: CRC mismatch at stream offset \([0-9]*\).*/\1/p' "$T/$name.err")
+  [ -n "$off" ] && [ -n "$TD" ] || return 1
+  sleep 0.5
+  if g=$(crc_at "$W/guest.pcap" "$off"); then
+    findings+=("$name: siw sent the FPDU at stream offset $off with a bad CRC (its own capture: $g); our receiver refused it with MPA error 2, as it must")
+  elif h=$(crc_at "$T/host.pcap" "$off"); then
+    findings+=("$name: the FPDU at stream offset $off left siw good ($g) but reached our socket bad ($h): corrupted in qemu's user network")
+  else
+    echo "  $name: the FPDU at stream offset $off is good in both captures (siw: $g; host: $h)"
+    return 1
+  fi
+  echo "FINDING: ${findings[-1]}"
+  cp "$W/guest.pcap" "$T/host.pcap" "${SIW_KEEP:-$W}/" 2> /dev/null
+  return 0
+}
 
 # rping NAME EXPECT_ITER ARGS...: our client against the guest's server.
 # siw 6.1 quirk: a first FPDU right after its MPA reply can stall; --delay 300.
@@ -38,6 +82,8 @@ client() {
   local rc=$?
   if [ $rc = 0 ] && grep -q "client: $n iterations.*data verified.*: ok" "$T/$name.err"; then
     ok "$name ($((SECONDS - t0)) s): $(grep -h 'MPA rev' "$T/$name.err"); $(grep -o '[0-9]* FPDUs received and verified' "$T/$name.err")"
+  elif [ -z "${again:-}" ] && diagnose "$name"; then
+    again=1 client "$name-again" "$n" "$@"
   else
     bad "$name (rc $rc): $(tail -3 "$T/$name.err")"
   fi
@@ -110,6 +156,7 @@ if command -v tshark > /dev/null 2>&1; then
   fi
 fi
 
+for f in "${findings[@]}"; do echo "finding: $f"; done
 echo "siw interop: $((SECONDS)) s in all"
 [ $fails = 0 ] && echo "siw interop: all passed" && exit 0
 exit 1

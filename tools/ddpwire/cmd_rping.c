@@ -102,7 +102,8 @@ static void on_error(dw_fr_rx *rx, const dw_fr_error *e, void *u)
 {
     (void)rx, (void)u;
     if (e->code != 1 || !e->clean)
-        fprintf(stderr, "ddpwire rping: %s\n", dw_fr_error_str(e));
+        fprintf(stderr, "ddpwire rping: %s at stream offset %llu\n", dw_fr_error_str(e),
+                (unsigned long long)e->offset);
 }
 
 /* Reads until *counter reaches want. 0, or an error (reported). */
