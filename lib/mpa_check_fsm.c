@@ -173,6 +173,7 @@ typedef struct chain {
     unsigned count;  /* valid FPDUs so far */
     int matched;     /* one of them had a matching CRC */
     unsigned marks;  /* markers checked */
+    unsigned ptrs;   /* of them, with a non-zero FPDUPTR */
     size_t first;    /* octets of the first FPDU */
     size_t fend;     /* buffer index where the current FPDU ends */
 } chain;
@@ -204,6 +205,8 @@ static int chain_done(const dw_mpa_check *c, const chain *ch, size_t octets,
 {
     if (!ch->count)
         return 0;
+    if (c->set.strict_search && !c->started && !ch->matched && ch->ptrs < 2)
+        return 0;
     if (at_end && ch->matched)
         return 1;
     if (!ch->matched && ch->count < 2)
@@ -215,14 +218,25 @@ static int chain_done(const dw_mpa_check *c, const chain *ch, size_t octets,
     return octets - (ch->matched ? 0 : ch->first) >= DW_MPA_MARKER_INTERVAL + 4u;
 }
 
+/* strict_search: this chain can no longer bring strong evidence (the
+ * first FPDU's CRC did not match, so none will; no markers to check, or
+ * eight checked and fewer than two pointing into an FPDU). */
+static int hopeless(const dw_mpa_check *c, const chain *ch, int markers)
+{
+    return c->set.strict_search && !c->started && !ch->matched && ch->ptrs < 2 &&
+           (!markers || ch->marks >= 8);
+}
+
 static int trial_event(const dw_mpa_check *c, const dw_ck_fsm *f, int what,
                        size_t at, chain *ch)
 {
     if (what == DW_CK_W_MARKER) {
-        uint16_t e;
+        uint16_t e, ptr = dw_get_be16(f->mark + 2);
         ch->marks++;
-        return dw_get_be16(f->mark) == 0 &&
-               dw_ck_marker_ok(f, f->mark_pos, dw_get_be16(f->mark + 2), &e);
+        if (dw_get_be16(f->mark) || !dw_ck_marker_ok(f, f->mark_pos, ptr, &e))
+            return 0;
+        ch->ptrs += (ptr & 0xfffcu) != 0;
+        return 1;
     }
     if (what == DW_CK_W_HDR) {
         if (f->ulen == 0 || f->ulen > DW_MPA_ULPDU_MAX)
@@ -240,7 +254,7 @@ int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
                 int final, size_t *need, int *crc_out)
 {
     dw_ck_fsm f;
-    chain ch = {0, 0, 0, 0, 0};
+    chain ch = {0, 0, 0, 0, 0, 0};
     dw_ck_fsm_init(&f, pos, markers, NULL, 0);
     size_t at = i, end = c->b.len;
     while (at < end) {
@@ -260,6 +274,8 @@ int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
             *crc_out = ch.matched ? 1 : 0;
             return DW_CK_T_ACCEPT;
         }
+        if (w == DW_CK_W_END && hopeless(c, &ch, markers))
+            return DW_CK_T_REJECT;
     }
     if (final && !f.in_fpdu && chain_done(c, &ch, at - i, markers, 1)) {
         *crc_out = ch.matched ? 1 : 0;

@@ -86,6 +86,12 @@ typedef struct dw_mpa_check_settings {
     /** Octets of each ULPDU's beginning handed out in the FPDU record
      * (default 64, at most 256): enough for a DDP/RDMAP header. */
     size_t head_len;
+    /** Non-zero: a start found by search (AUTO, not start-up frames)
+     * needs strong evidence: an FPDU whose CRC matches, or two markers
+     * with a non-zero FPDUPTR pointing right. Without it, CRC off reads
+     * zero pads and zero CRC fields into runs of zeros, so plain TCP with
+     * many zero octets can look like MPA. Default 0. */
+    int strict_search;
 } dw_mpa_check_settings;
 
 /** Fills settings with the defaults described above. */
