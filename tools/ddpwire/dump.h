@@ -44,6 +44,14 @@ typedef struct dump_dir {
     dw_ift_check *ift;
     int framing;             /* FR_* */
     int searching;           /* auto mode: MPA searched for, not yet found */
+    /* auto mode: IFT searched for beside MPA (dump_ift.c), until two
+     * frames in a row with both CRCs good confirm it (start and first
+     * frame held until then) */
+    int ift_race, ift_race_lost, race_started, race_frames;
+    dw_ift_check_event race_start;
+    char race_detail[128];
+    dw_ift_check_frame race_fr;
+    uint8_t race_head[256];
     uint64_t gap_shown_end;  /* gaps reported before the framing was decided */
     int have_seq;
     uint32_t stream_seq;     /* sequence number of stream offset 0 */
@@ -97,11 +105,13 @@ int dump_init(dump *D);
 void dump_packet(dump *D, const uint8_t *frame, size_t caplen, size_t wirelen);
 void dump_finish(dump *D);
 
-/* dump_ift.c: the IFT checker of a direction; feeds in-order octets / a gap. */
-int dump_ift_create(dump_dir *d);
+/* dump_ift.c: the IFT checker of a direction; feeds in-order octets / a gap.
+ * race: searched for beside MPA, silent until confirmed. */
+int dump_ift_create(dump_dir *d, int race);
 void dump_ift_data(dump_dir *d, const uint8_t *p, size_t len, const dw_reasm_chunk *c);
 void dump_ift_gap(dump_dir *d, const dw_reasm_gap *g);
 void dump_ift_end(dump_dir *d);
+void dump_ift_race_end(dump_dir *d);
 int dump_ift_probe(const uint8_t *p, size_t len);
 
 /* dump_out.c */

@@ -85,7 +85,8 @@ static void mpa_on_event(dw_mpa_check *c, const dw_mpa_check_event *ev, void *u)
     if (ev->kind == DW_MPA_CHECK_EV_GAP && ev->offset + ev->len <= d->gap_shown_end)
         return; /* shown (and counted) before the framing was known */
     if (d->searching && ev->kind == DW_MPA_CHECK_EV_NO_START) {
-        d->framing = FR_PLAIN; /* the checker is freed with the flow */
+        d->framing = FR_PLAIN; /* the checker is freed later; IFT may still win */
+        d->searching = 0;
         return;
     }
     if (ev->kind == DW_MPA_CHECK_EV_START)
@@ -102,8 +103,10 @@ static int mpa_create(dump_dir *d, dw_mpa_check_start start, uint64_t start_offs
     s.start_offset = start_offset;
     s.markers = o->markers;
     s.crc = o->crc;
-    if (d->searching)
+    if (d->searching) {
         s.search_limit = 262144; /* auto: most flows are not MPA */
+        s.strict_search = 1;     /* ... and some carry runs of zeros */
+    }
     dw_mpa_check_callbacks cb = {mpa_on_fpdu, mpa_on_marker, mpa_on_event};
     if (dw_mpa_check_new(&d->mpa, &s, &cb, d))
         return -1;
@@ -170,8 +173,9 @@ static int decide(dump_dir *d, int final)
     if (!final && want_more(d))
         return FR_UNKNOWN;
     /* issue 5: else MPA at the first octet or found by the checker's search,
-     * each FPDU validated (CRC, markers); a direction where none turns up
-     * is plain TCP, not an error */
+     * each FPDU validated (CRC, markers), or IFT found by its search beside
+     * it (settle); a direction where neither turns up is plain TCP, not an
+     * error */
     d->searching = n > 0;
     return d->searching ? FR_MPA : FR_PLAIN;
 }
@@ -193,16 +197,31 @@ static dw_mpa_check_start start_mode(dump_dir *d, uint64_t *at)
     return DW_MPA_CHECK_START_AUTO; /* an FPDU at the first octet, else search */
 }
 
-static void feed_framing(dump_dir *d, const uint8_t *p, size_t n, const dw_reasm_chunk *c)
+/* Auto mode's two searches: the loser's checker goes (never inside its
+ * own callback). */
+static void end_race(dump_dir *d)
 {
-    if (d->framing == FR_PLAIN && d->mpa) {
-        dw_mpa_check_del(d->mpa); /* the search found nothing */
+    if (d->framing != FR_MPA && d->mpa) {
+        dw_mpa_check_del(d->mpa); /* its search found nothing, or IFT won */
         d->mpa = NULL;
     }
+    if (d->ift_race && (d->ift_race_lost || (d->framing == FR_MPA && !d->searching))) {
+        dw_ift_check_del(d->ift); /* nothing found, or MPA won */
+        d->ift = NULL;
+        d->ift_race = 0;
+    }
+}
+
+static void feed_framing(dump_dir *d, const uint8_t *p, size_t n, const dw_reasm_chunk *c)
+{
+    end_race(d);
     if (d->framing == FR_MPA && d->mpa)
         dw_mpa_check_data(d->mpa, p, n, c);
+    if (d->ift_race && !(d->framing == FR_MPA && !d->searching))
+        dump_ift_data(d, p, n, c);
     else if (d->framing == FR_IFT)
         dump_ift_data(d, p, n, c);
+    end_race(d);
 }
 
 /* Decides and replays the buffered start. */
@@ -215,11 +234,11 @@ static void settle(dump_dir *d, int final)
     if (fr == FR_MPA) {
         uint64_t at;
         dw_mpa_check_start st = start_mode(d, &at);
-        if (mpa_create(d, st, at)) {
+        if (mpa_create(d, st, at) || (d->searching && dump_ift_create(d, 1))) {
             fprintf(stderr, "ddpwire dump: out of memory\n");
             d->framing = FR_PLAIN;
         }
-    } else if (fr == FR_IFT && dump_ift_create(d)) {
+    } else if (fr == FR_IFT && dump_ift_create(d, 0)) {
         fprintf(stderr, "ddpwire dump: out of memory\n");
         d->framing = FR_PLAIN;
     }
@@ -280,12 +299,15 @@ static void on_gap(dw_reasm *r, const dw_reasm_gap *g, void *u)
     }
     if (d->framing == FR_UNKNOWN)
         settle(d, 1);
+    if (d->ift_race)
+        dump_ift_gap(d, g); /* silent: shown by MPA's checker or below */
     if (d->framing == FR_MPA && d->mpa)
         dw_mpa_check_gap(d->mpa, g);
     else if (d->framing == FR_IFT && d->ift)
         dump_ift_gap(d, g); /* the checker reports it */
     else
         out_gap(d, g);
+    end_race(d);
 }
 
 static void on_event(dw_reasm *r, const dw_reasm_event *ev, void *u)
@@ -386,9 +408,13 @@ static void finish_flow(dump *D, dump_flow *f)
             settle(d, 1);
         if (d->mpa && d->framing == FR_MPA)
             dw_mpa_check_end(d->mpa);
+        end_race(d);
+        int ended = d->ift_race;
+        if (ended)
+            dump_ift_race_end(d);
         if (d->searching)
-            d->framing = FR_PLAIN; /* ended before MPA was found */
-        if (d->framing == FR_IFT)
+            d->framing = FR_PLAIN; /* ended before MPA or IFT was found */
+        if (d->framing == FR_IFT && !ended)
             dump_ift_end(d);
     }
     out_flow(f);

@@ -6,6 +6,7 @@
 #include <ddpwire/crc32c.h>
 
 #include <stdio.h>
+#include <string.h>
 
 #include "dump.h"
 
@@ -19,10 +20,61 @@ int dump_ift_probe(const uint8_t *p, size_t n)
     return dw_crc32c(0, p, 4 + hsize) == dw_crc32c_load(p + 4 + hsize);
 }
 
+static void on_event(dw_ift_check *c, const dw_ift_check_event *ev, void *u);
+
+/* The race is won: the held start event and first frame come out. */
+static void race_win(dump_dir *d)
+{
+    d->ift_race = 0;
+    d->framing = FR_IFT; /* the MPA search is dropped (dump_flow.c) */
+    d->searching = 0;
+    d->race_start.detail = d->race_detail;
+    on_event(d->ift, &d->race_start, d);
+    d->race_fr.head = d->race_head;
+    out_ift(d, &d->race_fr);
+}
+
+/* Racing: IFT wins with two frames in a row whose CRCs are all good (one
+ * header CRC is 2^-32 for random octets, too weak over 256 KiB of many
+ * flows), or one such frame that ends the stream; anything else before
+ * that, and it drops out. */
+static void race_frame(dump_dir *d, const dw_ift_check_frame *fr)
+{
+    if (d->ift_race_lost || !d->race_started || fr->header_crc != DW_IFT_CHECK_CRC_GOOD ||
+        fr->payload_crc != DW_IFT_CHECK_CRC_GOOD) {
+        d->ift_race_lost = 1;
+        return;
+    }
+    if (!d->race_frames++) {
+        d->race_fr = *fr;
+        d->race_fr.head_len = fr->head_len < sizeof d->race_head ? fr->head_len
+                                                                 : sizeof d->race_head;
+        memcpy(d->race_head, fr->head, d->race_fr.head_len);
+        return;
+    }
+    race_win(d);
+    out_ift(d, fr);
+}
+
+static void race_event(dump_dir *d, const dw_ift_check_event *ev)
+{
+    if (ev->kind == DW_IFT_CHECK_EV_START) {
+        d->race_start = *ev;
+        snprintf(d->race_detail, sizeof d->race_detail, "%s", ev->detail ? ev->detail : "");
+        d->race_started = 1;
+    } else if (ev->kind != DW_IFT_CHECK_EV_GAP) {
+        d->ift_race_lost = 1; /* a CRC or size error, or nothing found */
+    }
+}
+
 static void on_frame(dw_ift_check *c, const dw_ift_check_frame *fr, void *u)
 {
     (void)c;
-    out_ift(u, fr);
+    dump_dir *d = u;
+    if (d->ift_race)
+        race_frame(d, fr);
+    else
+        out_ift(d, fr);
 }
 
 static void on_event(dw_ift_check *c, const dw_ift_check_event *ev, void *u)
@@ -30,6 +82,10 @@ static void on_event(dw_ift_check *c, const dw_ift_check_event *ev, void *u)
     (void)c;
     dump_dir *d = u;
     dump *D = d->flow->owner;
+    if (d->ift_race) {
+        race_event(d, ev);
+        return;
+    }
     if (ev->kind == DW_IFT_CHECK_EV_GAP && ev->offset + ev->len <= d->gap_shown_end)
         return; /* shown (and counted) before the framing was known */
     int error = ev->kind == DW_IFT_CHECK_EV_HEADER_CRC ||
@@ -47,14 +103,18 @@ static void on_event(dw_ift_check *c, const dw_ift_check_event *ev, void *u)
                   ev->pkt, ev->len, ev->detail, error != 0 || ev->kind == DW_IFT_CHECK_EV_GAP);
 }
 
-int dump_ift_create(dump_dir *d)
+int dump_ift_create(dump_dir *d, int race)
 {
     dw_ift_check_callbacks cb = {on_frame, on_event};
     dw_ift_check_settings s;
     dw_ift_check_settings_default(&s);
     /* a capture that began after the SYN: the first frame is somewhere in
      * the first octets seen, found by its header CRC */
-    s.search_start = !d->syn_seen;
+    s.search_start = race || !d->syn_seen;
+    if (race)
+        s.search_limit = 262144; /* as the MPA search: most flows are neither */
+    d->ift_race = race;
+    d->ift_race_lost = d->race_started = d->race_frames = 0;
     return dw_ift_check_new(&d->ift, &s, &cb, d);
 }
 
@@ -74,4 +134,11 @@ void dump_ift_end(dump_dir *d)
 {
     if (d->ift)
         dw_ift_check_end(d->ift);
+}
+
+void dump_ift_race_end(dump_dir *d)
+{
+    dump_ift_end(d); /* its last scan may still find frames */
+    if (d->ift_race && !d->ift_race_lost && d->race_frames == 1)
+        race_win(d); /* one good frame, and the stream ended right after it */
 }
