@@ -123,8 +123,10 @@ check "[ $rc = 1 ] && [ $n -ge 2 ]" "total changed within a transfer: exit $rc, 
 
 # Captures that begin mid-connection (no SYN, no start-up frames): the first
 # packets of 01_clean and 13_ift cut away. MPA is found by the marker search
-# at a marker with a non-zero FPDUPTR, IFT (--framing ift) by the header-CRC
-# search; every FPDU/frame after the start is whole and good.
+# at a marker with a non-zero FPDUPTR, IFT by the header-CRC search (in auto
+# mode beside the MPA search, confirmed by two good frames); every FPDU/frame
+# after the start is whole and good. ift_mid2 begins inside a frame; ift_bad1
+# is 13_ift with a DDP header octet of the first c2s frame flipped.
 python3 - "$DATA" "$T" <<'PY'
 import struct, sys
 def cut(src, dst, skip):
@@ -139,6 +141,10 @@ def cut(src, dst, skip):
     open(dst, 'wb').write(out)
 cut(sys.argv[1] + '/01_clean.pcap', sys.argv[2] + '/mpa_mid.pcap', 7)
 cut(sys.argv[1] + '/13_ift.pcap', sys.argv[2] + '/ift_mid.pcap', 4)
+cut(sys.argv[1] + '/13_ift.pcap', sys.argv[2] + '/ift_mid2.pcap', 5)
+d = bytearray(open(sys.argv[1] + '/13_ift.pcap', 'rb').read())
+d[24 + 3 * (16 + 54) + 16 + 54 + 6] ^= 0x10  # packet 4: SYN, SYN-ACK, ACK have no options
+open(sys.argv[2] + '/ift_bad1.pcap', 'wb').write(d)
 PY
 "$D" dump --json --no-progress "$T/mpa_mid.pcap" > "$T/mpa_mid.jsonl" 2>&1
 rc=$?
@@ -149,6 +155,22 @@ check "[ $rc = 0 ] && [ $n -ge 8 ] && grep -q 'mid-stream' '$T/mpa_mid.jsonl'" \
 rc=$?
 n=$(grep -c '"type":"ift".*"payload_crc":"good"' "$T/ift_mid.jsonl")
 check "[ $rc = 0 ] && [ $n = 6 ]" "IFT mid-stream: exit $rc, $n good frames (want 6)"
+# ift: whether dump (auto mode) found IFT both ways, the good frames, exit
+ift() {
+  "$D" dump --json --no-progress "$@" > "$T/ift.jsonl" 2>&1
+  echo "rc=$? good=$(grep -c '"type":"ift".*"payload_crc":"good"' "$T/ift.jsonl") bad=$(grep -c '"type":"ift".*_crc":"bad"' "$T/ift.jsonl") framing=$(grep -o '"framing":"[a-z]*"' "$T/ift.jsonl" | sort -u | tr '\n' ' ')"
+}
+r=$(ift "$T/ift_mid.pcap")
+check "[ '$r' = 'rc=0 good=6 bad=0 framing=\"framing\":\"ift\" ' ]" "IFT mid-stream, auto mode: $r"
+r=$(ift "$T/ift_mid2.pcap")
+check "[ '$r' = 'rc=0 good=5 bad=0 framing=\"framing\":\"ift\" ' ] && grep -q '\"kind\":\"start\".*\"offset\":831' '$T/ift.jsonl'" \
+  "IFT begun inside a frame, auto mode: $r $(grep -m1 '"kind":"start"' "$T/ift.jsonl")"
+r=$(ift "$T/ift_bad1.pcap")
+check "[ '$r' = 'rc=0 good=7 bad=0 framing=\"framing\":\"ift\" ' ] && grep -q '\"kind\":\"start\".*\"offset\":131' '$T/ift.jsonl'" \
+  "IFT with a damaged first frame, auto mode (found at the second): $r"
+r=$(ift --framing ift "$T/ift_bad1.pcap")
+check "[ '$r' = 'rc=1 good=7 bad=1 framing=\"framing\":\"ift\" ' ] && grep -q '\"kind\":\"header_crc\".*\"offset\":0,' '$T/ift.jsonl'" \
+  "IFT with a damaged first frame, --framing ift: $r"
 
 # Plain TCP whose data begins like an FPDU (a zero "marker" and a plausible
 # length, then random octets) is not MPA: no FPDU may validate, exit 0.
@@ -166,11 +188,21 @@ for i in range(0, len(data), 1000):
     f = frame(1000 + i, data[i:i + 1000])
     out += struct.pack('<IIII', 1, i, len(f), len(f)) + f
 open(sys.argv[1], 'wb').write(out)
+# zero-heavy data: 3 of 7 octets zero. With CRC off, zero pads and zero CRC
+# fields are everywhere: the searches must still find neither MPA nor IFT.
+data = bytes(rnd.choice((0, 0, 0, 1, 4, 18, 255)) for _ in range(200000))
+out = struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
+for i in range(0, len(data), 1448):
+    f = frame(1000 + i, data[i:i + 1448])
+    out += struct.pack('<IIII', 1, i, len(f), len(f)) + f
+open(sys.argv[1].replace('zeros', 'sparse'), 'wb').write(out)
 PY
-"$D" dump --json --no-progress "$T/zeros.pcap" > "$T/zeros.jsonl" 2>&1
-rc=$?
-check "[ $rc = 0 ] && ! grep -q '\"type\":\"fpdu\"' '$T/zeros.jsonl' && grep -q '\"framing\":\"tcp\"' '$T/zeros.jsonl'" \
-  "plain TCP beginning with zeros: exit $rc, $(grep -c '"type":"fpdu"' "$T/zeros.jsonl") FPDUs"
+for f in zeros sparse; do
+  "$D" dump --json --no-progress "$T/$f.pcap" > "$T/$f.jsonl" 2>&1
+  rc=$?
+  check "[ $rc = 0 ] && ! grep -q '\"type\":\"fpdu\"' '$T/$f.jsonl' && grep -q '\"framing\":\"tcp\"' '$T/$f.jsonl'" \
+    "plain TCP ($f): exit $rc, $(grep -c '"type":"fpdu"' "$T/$f.jsonl") FPDUs, $(grep -c '"type":"ift"' "$T/$f.jsonl") IFT frames"
+done
 
 # Real Linux soft-iWARP traffic (../shared/siw-peer captures, copied to
 # tests/data/siw): revision 2 start-up with IRD/ORD, CRC on and off, rping's

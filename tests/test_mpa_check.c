@@ -638,6 +638,66 @@ static void test_search(void)
     }
 }
 
+/* strict_search: a searched start needs a matching CRC or two markers with
+ * a non-zero FPDUPTR. Zero-heavy octets (3 in 7 zero) give false CRC-off
+ * starts without it, none with it; real streams after garbage are still
+ * found, except CRC off without markers (nothing to check). */
+static void test_strict(void)
+{
+    uint64_t seed = 23;
+    static const uint8_t pick[7] = {0, 0, 0, 1, 4, 18, 255};
+    size_t zl = 200000;
+    uint8_t *z = malloc(zl);
+    for (size_t i = 0; i < zl; i++)
+        z[i] = pick[dw_rand(&seed) % 7];
+    for (int strict = 0; strict < 2; strict++) {
+        dw_mpa_check_settings st;
+        dw_mpa_check_settings_default(&st);
+        st.start = DW_MPA_CHECK_START_AUTO;
+        st.strict_search = strict;
+        coll k;
+        dw_mpa_check *c = mk(&st, &k);
+        for (size_t i = 0; i < zl; i += 1448)
+            CHECK(dw_mpa_check_data(c, z + i, zl - i < 1448 ? zl - i : 1448, NULL) == 0);
+        CHECK(dw_mpa_check_end(c) == 0);
+        CHECK_EQ_U(count_ev(&k, DW_MPA_CHECK_EV_START), !strict); /* the hazard is real */
+        if (strict)
+            CHECK(k.nr == 0 && count_ev(&k, DW_MPA_CHECK_EV_NO_START) == 1);
+        dw_mpa_check_del(c);
+        coll_free(&k);
+    }
+    static uint8_t junk[3000];
+    for (int r = 0; r < 4; r++) { /* markers x CRC, after 1..3000 octets of z */
+        int markers = r & 1, crc = r >> 1 & 1;
+        size_t gl = 1 + dw_rand(&seed) % sizeof junk;
+        memcpy(junk, z, gl);
+        cfg g = {markers, crc, DW_MPA_PTR_DRAFT, 30, 1400, junk, gl, NULL};
+        stream s;
+        build(&s, &g, &seed);
+        segs cut;
+        segs_random(&cut, s.len, &seed, 1460);
+        dw_mpa_check_settings st;
+        dw_mpa_check_settings_default(&st);
+        st.start = DW_MPA_CHECK_START_AUTO;
+        st.strict_search = 1;
+        coll k;
+        dw_mpa_check *c = mk(&st, &k);
+        feed(c, &s, &cut, 0, 0, s.len, 0, &seed);
+        const evrec *e = find_ev(&k, DW_MPA_CHECK_EV_START);
+        if (markers || crc) {
+            CHECK(e && e->off >= gl && k.nr > 0 && k.nr <= s.n);
+            CHECK(e && e->off == s.at[s.n - k.nr]); /* a real FPDU boundary */
+        } else {
+            CHECK(!e && k.nr == 0);
+        }
+        dw_mpa_check_del(c);
+        coll_free(&k);
+        free(cut.cut);
+        stream_free(&s);
+    }
+    free(z);
+}
+
 static void run_plain(const dw_mpa_check_settings *st, coll *k, const stream *s,
                       int setm, int setc)
 {
@@ -771,6 +831,7 @@ int main(void)
     RUN(test_gaps);
     RUN(test_truncation);
     RUN(test_search);
+    RUN(test_strict);
     RUN(test_frames_mode);
     RUN(test_api);
     return dw_test_finish();
