@@ -299,11 +299,12 @@ static void on_gap(dw_reasm *r, const dw_reasm_gap *g, void *u)
     }
     if (d->framing == FR_UNKNOWN)
         settle(d, 1);
-    if (d->ift_race)
+    int raced = d->ift_race;
+    if (raced)
         dump_ift_gap(d, g); /* silent: shown by MPA's checker or below */
     if (d->framing == FR_MPA && d->mpa)
         dw_mpa_check_gap(d->mpa, g);
-    else if (d->framing == FR_IFT && d->ift)
+    else if (d->framing == FR_IFT && d->ift && !raced)
         dump_ift_gap(d, g); /* the checker reports it */
     else
         out_gap(d, g);
