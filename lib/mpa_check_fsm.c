@@ -250,8 +250,8 @@ static int trial_event(const dw_mpa_check *c, const dw_ck_fsm *f, int what,
     return 1;
 }
 
-int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
-                int final, size_t *need, int *crc_out)
+int dw_ck_trial_fsm(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
+                    int final, size_t *need, int *crc_out)
 {
     dw_ck_fsm f;
     chain ch = {0, 0, 0, 0, 0, 0};
@@ -285,6 +285,76 @@ int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
         return DW_CK_T_REJECT;
     *need = end + 1;
     return DW_CK_T_MORE;
+}
+
+/* MPA 6.1, 7.1: the markers of the first FPDU, MPA positions [pos, e),
+ * as trial_event() judges them: 0 when one is wrong. */
+static int first_markers(const dw_mpa_check *c, size_t i, uint64_t pos,
+                         uint64_t e, chain *ch)
+{
+    dw_ck_fsm f;
+    dw_ck_fsm_init(&f, pos, 1, NULL, 0);
+    f.fpdu_pos = pos;
+    f.lead = pos % DW_MPA_MARKER_INTERVAL == 0;
+    uint64_t m = (pos + DW_MPA_MARKER_INTERVAL - 1) / DW_MPA_MARKER_INTERVAL *
+                 DW_MPA_MARKER_INTERVAL;
+    for (; m < e; m += DW_MPA_MARKER_INTERVAL) {
+        const uint8_t *p = c->b.buf + i + (size_t)(m - pos);
+        uint16_t x, ptr = dw_get_be16(p + 2);
+        ch->marks++;
+        if (dw_get_be16(p) || !dw_ck_marker_ok(&f, m, ptr, &x))
+            return 0;
+        ch->ptrs += (ptr & 0xfffcu) != 0;
+    }
+    return 1;
+}
+
+/*
+ * The start at buffer index i once its first FPDU is here: reads its
+ * ULPDU_Length, markers, pad and CRC field where the framing puts them
+ * (positions multiples of 4: no marker splits a field or the pad) and
+ * its CRC from the checkpoints. 0: dw_ck_trial_fsm() would reject it at
+ * that FPDU's end or before; 1: it must run.
+ */
+static int first_fpdu(const dw_mpa_check *c, size_t i, uint64_t pos, int markers)
+{
+    unsigned r = (unsigned)(pos % DW_MPA_MARKER_INTERVAL);
+    if (pos % 4)
+        return 1;
+    size_t h = i + (markers && r == 0 ? DW_MPA_MARKER_LEN : 0);
+    if (c->b.len < h + 2)
+        return 1;
+    uint16_t ulen = dw_get_be16(c->b.buf + h);
+    if (ulen == 0 || ulen > DW_MPA_ULPDU_MAX)
+        return 0;
+    size_t len = dw_mpa_fpdu_len((uint32_t)pos, ulen, markers);
+    if (c->b.len - i < len)
+        return 1; /* not all here yet */
+    size_t crc_at = i + len - 4, pad_end = crc_at;
+    uint64_t cpos = pos + len - 4; /* the CRC field's */
+    if (markers && cpos % DW_MPA_MARKER_INTERVAL == 0)
+        return 1; /* no FPDU ends with a marker */
+    if (markers && (cpos - 4) % DW_MPA_MARKER_INTERVAL == 0)
+        pad_end -= DW_MPA_MARKER_LEN; /* a marker between pad and CRC */
+    for (size_t k = pad_end - dw_mpa_pad_len(ulen); k < pad_end; k++)
+        if (c->b.buf[k]) /* MPA 6: PAD is zero */
+            return 0;
+    chain ch = {0, 0, 0, 0, 0, 0};
+    if (markers && !first_markers(c, i, pos, cpos, &ch))
+        return 0;
+    dw_ck_fsm f;
+    dw_ck_fsm_init(&f, pos, markers, NULL, 0);
+    f.crc = dw_ck_range_crc(c, i, crc_at);
+    f.crc_wire = dw_crc32c_load(c->b.buf + crc_at);
+    return end_ok(c, &f, &ch) && !hopeless(c, &ch, markers);
+}
+
+int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
+                int final, size_t *need, int *crc_out)
+{
+    if (!first_fpdu(c, i, pos, markers))
+        return DW_CK_T_REJECT;
+    return dw_ck_trial_fsm(c, i, pos, markers, final, need, crc_out);
 }
 
 void dw_ck_fsm_lead(dw_ck_fsm *f)

@@ -13,6 +13,10 @@
 /* Pieces of chunks the search buffer remembers (segment tags). MPA
  * leaves dw_cc_slice.tagged 0: untagged octets count as packet 0. */
 #define DW_CK_DESC_CAP 4096u
+/* CRC checkpoints of the search buffer: one per DW_CK_CP stream octets,
+ * in a ring of DW_CK_CP_N (enough for a full buffer). */
+#define DW_CK_CP 32u
+#define DW_CK_CP_N (DW_CK_BUF_CAP / DW_CK_CP + 2u)
 
 /* What a framing step completed. */
 enum { DW_CK_W_NONE = 0, DW_CK_W_MARKER, DW_CK_W_HDR, DW_CK_W_END };
@@ -96,6 +100,13 @@ struct dw_mpa_check {
     uint64_t searched;  /* octets rejected by this search */
     uint64_t mk_next;   /* LOST_MK: stream offset of the next marker */
     uint64_t lost_skipped;
+    /* CRC32c of buffered octets from stream offset cp_org: to cp_end
+     * (= b.base + b.len) in cp_run, to each multiple o of DW_CK_CP in
+     * cp[(o / DW_CK_CP) % DW_CK_CP_N] */
+    uint64_t cp_org, cp_end;
+    uint32_t cp_run;
+    uint32_t cp[DW_CK_CP_N];
+    uint32_t xlo[256], xhi[257]; /* x^(8 n) mod P: n = lo + 256 hi */
     dw_mpa_check_stats st;
     char detail[192];
 };
@@ -111,12 +122,22 @@ void dw_ck_go_start(dw_mpa_check *c, uint64_t off, uint64_t pos, const char *how
 void dw_ck_enter_sync(dw_mpa_check *c, uint64_t off);
 
 /* lib/mpa_check_search.c */
+void dw_ck_tables(dw_mpa_check *c);
+/* CRC32c of buffer octets [a, b), b - a < 65792, from the checkpoints. */
+uint32_t dw_ck_range_crc(const dw_mpa_check *c, size_t a, size_t b);
 void dw_ck_buf_reset(dw_mpa_check *c, uint64_t off);
 void dw_ck_buf_drop_all(dw_mpa_check *c);
 size_t dw_ck_buf_put(dw_mpa_check *c, const uint8_t *in, size_t n,
                      const dw_cc_slice *s);
 void dw_ck_scan(dw_mpa_check *c, int final);
+
+/* lib/mpa_check_fsm.c */
+/* Tries the start at buffer index i (MPA position pos): the first FPDU's
+ * pad and CRC are judged from the checkpoints, then dw_ck_trial_fsm. */
 int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
                 int final, size_t *need, int *crc_out);
+/* The same, octet by octet through the framing state machine. */
+int dw_ck_trial_fsm(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
+                    int final, size_t *need, int *crc_out);
 
 #endif
