@@ -74,6 +74,22 @@ uint32_t dw_crc32c_gf2_mul(uint32_t a, uint32_t b)
     return r;
 }
 
+void dw_crc32c_shift_init(dw_crc32c_shift *t)
+{
+    t->lo[0] = t->hi[0] = 0x80000000u; /* 1, reflected */
+    t->lo[1] = 0x00800000u;            /* x^8 */
+    for (unsigned k = 2; k < 256; k++)
+        t->lo[k] = dw_crc32c_gf2_mul(t->lo[k - 1], t->lo[1]);
+    t->hi[1] = dw_crc32c_gf2_mul(t->lo[255], t->lo[1]);
+    for (unsigned k = 2; k < 257; k++)
+        t->hi[k] = dw_crc32c_gf2_mul(t->hi[k - 1], t->hi[1]);
+}
+
+uint32_t dw_crc32c_shift_by(const dw_crc32c_shift *t, uint32_t crc, size_t n)
+{
+    return dw_crc32c_gf2_mul(dw_crc32c_gf2_mul(t->lo[n & 255u], t->hi[n >> 8]), crc);
+}
+
 /* x^(2^k * 8) mod P for k = 0..63, i.e. the shift by 2^k octets. */
 static uint32_t x8pow2k(int k)
 {

@@ -53,7 +53,7 @@ int dw_ift_check_new(dw_ift_check **pc, const dw_ift_check_settings *settings,
     c->started = !settings->search_start;
     dw_cc_rec_bind(&c->tr, &c->rec.first_pkt, &c->rec.last_pkt, &c->rec.segments,
                    &c->rec.aligned, &c->rec.packed);
-    dw_ic_tables(c);
+    dw_crc32c_shift_init(&c->shift);
     dw_ic_buf_reset(c, 0);
     *pc = c;
     return 0;

@@ -5,6 +5,7 @@
 #include <ddpwire/ift.h>
 
 #include "check_common.h"
+#include "crc32c_impl.h"
 
 /* Most DDP header octets a frame record hands out. */
 #define DW_IC_HEAD_MAX 256u
@@ -55,7 +56,7 @@ struct dw_ift_check {
     dw_cc_buf b;         /* buffer; need: the length to wait for */
     uint32_t *cp;        /* cp[j]: CRC32c from the origin to index 32 j */
     uint32_t run;        /* CRC32c from the origin to index b.len */
-    uint32_t xlo[256], xhi[257]; /* x^(8 n) mod P: n = lo + 256 hi */
+    dw_crc32c_shift shift; /* for CRCs of ranges */
     uint64_t searched, lost_skipped;
     dw_ift_check_stats st;
     char detail[192];
@@ -72,7 +73,6 @@ void dw_ic_scan(dw_ift_check *c, int final);
 void dw_ic_search_reject(dw_ift_check *c);
 
 /* lib/ift_check_search.c */
-void dw_ic_tables(dw_ift_check *c);
 void dw_ic_buf_reset(dw_ift_check *c, uint64_t off);
 size_t dw_ic_buf_put(dw_ift_check *c, const uint8_t *in, size_t n,
                      const dw_cc_slice *s);

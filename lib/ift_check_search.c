@@ -21,17 +21,6 @@
 /* CRC of a buffered range                                             */
 /* ------------------------------------------------------------------ */
 
-void dw_ic_tables(dw_ift_check *c)
-{
-    c->xlo[0] = c->xhi[0] = 0x80000000u; /* 1, reflected */
-    c->xlo[1] = 0x00800000u;             /* x^8 */
-    for (unsigned k = 2; k < 256; k++)
-        c->xlo[k] = dw_crc32c_gf2_mul(c->xlo[k - 1], c->xlo[1]);
-    c->xhi[1] = dw_crc32c_gf2_mul(c->xlo[255], c->xlo[1]);
-    for (unsigned k = 2; k < 257; k++)
-        c->xhi[k] = dw_crc32c_gf2_mul(c->xhi[k - 1], c->xhi[1]);
-}
-
 /* CRC32c from the origin to buffer index i. */
 static uint32_t prefix(const dw_ift_check *c, size_t i)
 {
@@ -42,9 +31,7 @@ static uint32_t prefix(const dw_ift_check *c, size_t i)
 /* CRC32c of buffer octets [a, b), b - a < 65792. */
 static uint32_t range_crc(const dw_ift_check *c, size_t a, size_t b)
 {
-    size_t n = b - a;
-    uint32_t x = dw_crc32c_gf2_mul(c->xlo[n & 255u], c->xhi[n >> 8]);
-    return prefix(c, b) ^ dw_crc32c_gf2_mul(x, prefix(c, a));
+    return prefix(c, b) ^ dw_crc32c_shift_by(&c->shift, prefix(c, a), b - a);
 }
 
 /* ------------------------------------------------------------------ */

@@ -64,7 +64,7 @@ int dw_mpa_check_new(dw_mpa_check **pc, const dw_mpa_check_settings *settings,
         dw_mpa_check_del(c);
         return DW_ERR_NOMEM;
     }
-    dw_ck_tables(c);
+    dw_crc32c_shift_init(&c->shift);
     c->set = *settings;
     if (callbacks)
         c->cb = *callbacks;

@@ -5,6 +5,7 @@
 #include <ddpwire/mpa_check.h>
 
 #include "check_common.h"
+#include "crc32c_impl.h"
 
 /* Most ULPDU octets an FPDU record hands out. */
 #define DW_CK_HEAD_MAX 256u
@@ -106,7 +107,7 @@ struct dw_mpa_check {
     uint64_t cp_org, cp_end;
     uint32_t cp_run;
     uint32_t cp[DW_CK_CP_N];
-    uint32_t xlo[256], xhi[257]; /* x^(8 n) mod P: n = lo + 256 hi */
+    dw_crc32c_shift shift; /* for CRCs of ranges */
     dw_mpa_check_stats st;
     char detail[192];
 };
@@ -122,7 +123,6 @@ void dw_ck_go_start(dw_mpa_check *c, uint64_t off, uint64_t pos, const char *how
 void dw_ck_enter_sync(dw_mpa_check *c, uint64_t off);
 
 /* lib/mpa_check_search.c */
-void dw_ck_tables(dw_mpa_check *c);
 /* CRC32c of buffer octets [a, b), b - a < 65792, from the checkpoints. */
 uint32_t dw_ck_range_crc(const dw_mpa_check *c, size_t a, size_t b);
 void dw_ck_buf_reset(dw_mpa_check *c, uint64_t off);

@@ -23,17 +23,6 @@
 /* CRC of a buffered range                                             */
 /* ------------------------------------------------------------------ */
 
-void dw_ck_tables(dw_mpa_check *c)
-{
-    c->xlo[0] = c->xhi[0] = 0x80000000u; /* 1, reflected */
-    c->xlo[1] = 0x00800000u;             /* x^8 */
-    for (unsigned k = 2; k < 256; k++)
-        c->xlo[k] = dw_crc32c_gf2_mul(c->xlo[k - 1], c->xlo[1]);
-    c->xhi[1] = dw_crc32c_gf2_mul(c->xlo[255], c->xlo[1]);
-    for (unsigned k = 2; k < 257; k++)
-        c->xhi[k] = dw_crc32c_gf2_mul(c->xhi[k - 1], c->xhi[1]);
-}
-
 /* P at stream offset o: the origin or a multiple of DW_CK_CP after it. */
 static uint32_t cp_get(const dw_mpa_check *c, uint64_t o)
 {
@@ -76,8 +65,7 @@ uint32_t dw_ck_range_crc(const dw_mpa_check *c, size_t a, size_t b)
     of = of > oc ? of : oc;
     uint32_t pb = dw_crc32c(cp_get(c, of), c->b.buf + (of - c->b.base), (size_t)(ob - of));
     uint32_t ac = dw_crc32c(0, c->b.buf + a, (size_t)(oc - oa)) ^ cp_get(c, oc);
-    uint32_t x = dw_crc32c_gf2_mul(c->xlo[n & 255u], c->xhi[n >> 8]);
-    return dw_crc32c_gf2_mul(x, ac) ^ pb;
+    return dw_crc32c_shift_by(&c->shift, ac, (size_t)n) ^ pb;
 }
 
 /* ------------------------------------------------------------------ */

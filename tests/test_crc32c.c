@@ -2,6 +2,7 @@
  * reference (lengths, alignments, chaining, copy, combine). */
 #include <ddpwire/crc32c.h>
 
+#include "crc32c_impl.h"
 #include "test.h"
 
 #define MAXLEN 4096
@@ -214,6 +215,24 @@ static void test_combine(void)
     }
 }
 
+/* The range-CRC shift of the checkers' searches: crc * x^(8 n), every
+ * table entry's neighbourhood, against combine (a CRC over n zeros). */
+static void test_shift(void)
+{
+    static dw_crc32c_shift t;
+    dw_crc32c_shift_init(&t);
+    static const size_t ns[] = {0, 1, 2, 255, 256, 257, 511, 4096, 65535, 65536, 65791};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        uint32_t c = (uint32_t)dw_rand(&seed);
+        CHECK_EQ_U(dw_crc32c_shift_by(&t, c, ns[i]), dw_crc32c_combine(c, 0, ns[i]));
+    }
+    for (int k = 0; k < 2000; k++) {
+        size_t n = dw_rand(&seed) % 65792;
+        uint32_t c = (uint32_t)dw_rand(&seed);
+        CHECK_EQ_U(dw_crc32c_shift_by(&t, c, n), dw_crc32c_combine(c, 0, n));
+    }
+}
+
 static void test_store_load(void)
 {
     uint8_t p[4];
@@ -250,5 +269,6 @@ int main(void)
     RUN(test_chaining);
     RUN(test_long);
     RUN(test_combine);
+    RUN(test_shift);
     return dw_test_finish();
 }
