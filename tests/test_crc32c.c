@@ -220,16 +220,23 @@ static void test_combine(void)
 static void test_shift(void)
 {
     static dw_crc32c_shift t;
-    dw_crc32c_shift_init(&t);
     static const size_t ns[] = {0, 1, 2, 255, 256, 257, 511, 4096, 65535, 65536, 65791};
-    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
-        uint32_t c = (uint32_t)dw_rand(&seed);
-        CHECK_EQ_U(dw_crc32c_shift_by(&t, c, ns[i]), dw_crc32c_combine(c, 0, ns[i]));
+    for (int hw = 0; hw <= dw_crc32c_have_mulx32(); hw++) { /* portable, then PCLMUL */
+        dw_crc32c_shift_init_as(&t, hw);
+        for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+            uint32_t c = (uint32_t)dw_rand(&seed);
+            CHECK_EQ_U(dw_crc32c_shift_by(&t, c, ns[i]), dw_crc32c_combine(c, 0, ns[i]));
+        }
+        for (int k = 0; k < 2000; k++) {
+            size_t n = dw_rand(&seed) % 65792;
+            uint32_t c = (uint32_t)dw_rand(&seed);
+            CHECK_EQ_U(dw_crc32c_shift_by(&t, c, n), dw_crc32c_combine(c, 0, n));
+        }
     }
-    for (int k = 0; k < 2000; k++) {
-        size_t n = dw_rand(&seed) % 65792;
-        uint32_t c = (uint32_t)dw_rand(&seed);
-        CHECK_EQ_U(dw_crc32c_shift_by(&t, c, n), dw_crc32c_combine(c, 0, n));
+    for (int k = 0; k < 2000 && dw_crc32c_have_mulx32(); k++) { /* a b x^32 */
+        uint32_t a = (uint32_t)dw_rand(&seed), b = (uint32_t)dw_rand(&seed);
+        CHECK_EQ_U(dw_crc32c_mulx32(a, b),
+                   dw_crc32c_gf2_mul(dw_crc32c_gf2_mul(a, b), 0x82F63B78u));
     }
 }
 
