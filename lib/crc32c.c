@@ -1,5 +1,6 @@
 /* CRC32c: portable reference, combine, and run-time dispatch. */
 #include "crc32c_impl.h"
+#include "crc32c_shift_tab.h"
 
 #include <string.h>
 
@@ -74,38 +75,27 @@ uint32_t dw_crc32c_gf2_mul(uint32_t a, uint32_t b)
     return r;
 }
 
-void dw_crc32c_shift_init(dw_crc32c_shift *t)
+uint32_t dw_crc32c_shift_by_sw(uint32_t crc, size_t n)
 {
-    dw_crc32c_shift_init_as(t, dw_crc32c_have_mulx32());
+    return dw_crc32c_gf2_mul(dw_crc32c_gf2_mul(shift_lo[n & 255u], shift_hi[n >> 8]), crc);
 }
 
-void dw_crc32c_shift_init_as(dw_crc32c_shift *t, int hw)
+uint32_t dw_crc32c_shift_by_hw(uint32_t crc, size_t n)
 {
-    t->lo[0] = t->hi[0] = 0x80000000u; /* 1, reflected */
-    t->lo[1] = 0x00800000u;            /* x^8 */
-    for (unsigned k = 2; k < 256; k++)
-        t->lo[k] = dw_crc32c_gf2_mul(t->lo[k - 1], t->lo[1]);
-    t->hi[1] = dw_crc32c_gf2_mul(t->lo[255], t->lo[1]);
-    for (unsigned k = 2; k < 257; k++)
-        t->hi[k] = dw_crc32c_gf2_mul(t->hi[k - 1], t->hi[1]);
-    t->hw = hw;
-    if (!hw)
-        return;
-    /* x^-1 is (P - 1) / x: reflected, POLY shifted up with a 1 below */
-    uint32_t xinv = (POLY << 1) | 1u, m = 0x80000000u;
-    for (int i = 0; i < 32; i++)
-        m = dw_crc32c_gf2_mul(m, xinv);
-    for (unsigned k = 0; k < 256; k++)
-        t->lo[k] = dw_crc32c_gf2_mul(t->lo[k], m);
-    for (unsigned k = 0; k < 257; k++)
-        t->hi[k] = dw_crc32c_gf2_mul(t->hi[k], m);
+    /* (lo x^-32)(hi x^-32) x^32 = lo hi x^-32; times crc x^32 */
+    uint32_t x = dw_crc32c_mulx32(shift_lo_x32[n & 255u], shift_hi_x32[n >> 8]);
+    return dw_crc32c_mulx32(x, crc);
 }
 
-uint32_t dw_crc32c_shift_by(const dw_crc32c_shift *t, uint32_t crc, size_t n)
+uint32_t dw_crc32c_shift_by(uint32_t crc, size_t n)
 {
-    if (t->hw) /* (lo x^-32)(hi x^-32) x^32 = lo hi x^-32, then times crc x^32 */
-        return dw_crc32c_mulx32(dw_crc32c_mulx32(t->lo[n & 255u], t->hi[n >> 8]), crc);
-    return dw_crc32c_gf2_mul(dw_crc32c_gf2_mul(t->lo[n & 255u], t->hi[n >> 8]), crc);
+    static int hw = -1;
+    int h = __atomic_load_n(&hw, __ATOMIC_RELAXED);
+    if (h < 0) {
+        h = dw_crc32c_have_mulx32();
+        __atomic_store_n(&hw, h, __ATOMIC_RELAXED);
+    }
+    return h ? dw_crc32c_shift_by_hw(crc, n) : dw_crc32c_shift_by_sw(crc, n);
 }
 
 /* x^(2^k * 8) mod P for k = 0..63, i.e. the shift by 2^k octets. */

@@ -16,19 +16,12 @@ uint32_t dw_crc32c_portable_raw(uint32_t c, const uint8_t *p, size_t n);
 /* a * b mod P in GF(2)[x], both in reflected (CRC register) order. */
 uint32_t dw_crc32c_gf2_mul(uint32_t a, uint32_t b);
 
-/* x^(8 n) mod P for n = lo + 256 hi (n < 65792): a CRC shifted over n
- * zero octets is multiplied by it (the identity behind combine). */
-typedef struct dw_crc32c_shift {
-    uint32_t lo[256], hi[257]; /* hw: each times x^-32 */
-    int hw;                    /* dw_crc32c_mulx32() is used */
-} dw_crc32c_shift;
-
-void dw_crc32c_shift_init(dw_crc32c_shift *t);
-/* The same with the multiply chosen: hw non-zero only if available. */
-void dw_crc32c_shift_init_as(dw_crc32c_shift *t, int hw);
-
-/* crc * x^(8 n) mod P, n < 65792. */
-uint32_t dw_crc32c_shift_by(const dw_crc32c_shift *t, uint32_t crc, size_t n);
+/* crc * x^(8 n) mod P, n < 65792: a CRC shifted over n zero octets (the
+ * identity behind combine), from constant tables; _hw with one PCLMULQDQ
+ * multiply when the CPU has it, _sw portable. */
+uint32_t dw_crc32c_shift_by(uint32_t crc, size_t n);
+uint32_t dw_crc32c_shift_by_sw(uint32_t crc, size_t n);
+uint32_t dw_crc32c_shift_by_hw(uint32_t crc, size_t n);
 
 /* The x86 fast paths (lib/crc32c_x86.c): ops for impl, or NULL when the
  * CPU or the build lacks it. Checks CPUID once. */

@@ -41,7 +41,8 @@ int dw_ift_check_new(dw_ift_check **pc, const dw_ift_check_settings *settings,
     size_t cap = DW_IFT_SIZES_LEN + settings->max_header + DW_IFT_CRC_LEN + DW_IC_CP +
                  DW_IC_WINDOW;
     c->cp = malloc((cap / DW_IC_CP + 2) * sizeof *c->cp);
-    if (dw_cc_buf_alloc(&c->b, cap, DW_IC_DESC_CAP) || !c->cp) {
+    size_t dcap = cap / 8 < DW_IC_DESC_CAP ? cap / 8 : DW_IC_DESC_CAP;
+    if (dw_cc_buf_alloc(&c->b, cap, dcap) || !c->cp) {
         dw_ift_check_del(c);
         return DW_ERR_NOMEM;
     }
@@ -53,7 +54,6 @@ int dw_ift_check_new(dw_ift_check **pc, const dw_ift_check_settings *settings,
     c->started = !settings->search_start;
     dw_cc_rec_bind(&c->tr, &c->rec.first_pkt, &c->rec.last_pkt, &c->rec.segments,
                    &c->rec.aligned, &c->rec.packed);
-    dw_crc32c_shift_init(&c->shift);
     dw_ic_buf_reset(c, 0);
     *pc = c;
     return 0;

@@ -56,7 +56,6 @@ struct dw_ift_check {
     dw_cc_buf b;         /* buffer; need: the length to wait for */
     uint32_t *cp;        /* cp[j]: CRC32c from the origin to index 32 j */
     uint32_t run;        /* CRC32c from the origin to index b.len */
-    dw_crc32c_shift shift; /* for CRCs of ranges */
     uint64_t searched, lost_skipped;
     dw_ift_check_stats st;
     char detail[192];

@@ -31,7 +31,7 @@ static uint32_t prefix(const dw_ift_check *c, size_t i)
 /* CRC32c of buffer octets [a, b), b - a < 65792. */
 static uint32_t range_crc(const dw_ift_check *c, size_t a, size_t b)
 {
-    return prefix(c, b) ^ dw_crc32c_shift_by(&c->shift, prefix(c, a), b - a);
+    return prefix(c, b) ^ dw_crc32c_shift_by(prefix(c, a), b - a);
 }
 
 /* ------------------------------------------------------------------ */
@@ -70,9 +70,9 @@ size_t dw_ic_buf_put(dw_ift_check *c, const uint8_t *in, size_t n,
 {
     if (c->b.start == c->b.len)
         dw_ic_buf_reset(c, s->off);
-    if (c->b.cap - c->b.len < n || c->b.dcount == DW_IC_DESC_CAP)
+    if (c->b.cap - c->b.len < n || c->b.dcount == c->b.dcap)
         compact(c);
-    if (c->b.dcount == DW_IC_DESC_CAP && c->state == DW_IC_SEARCH &&
+    if (c->b.dcount == c->b.dcap && c->state == DW_IC_SEARCH &&
         !dw_cc_piece_continues(&c->b, s))
         return 0; /* the caller gives up the candidate that waits */
     size_t k = c->b.cap - c->b.len < n ? c->b.cap - c->b.len : n;

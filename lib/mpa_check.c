@@ -60,11 +60,11 @@ int dw_mpa_check_new(dw_mpa_check **pc, const dw_mpa_check_settings *settings,
     dw_mpa_check *c = calloc(1, sizeof *c);
     if (!c)
         return DW_ERR_NOMEM;
-    if (dw_cc_buf_alloc(&c->b, DW_CK_BUF_CAP, DW_CK_DESC_CAP)) {
+    c->cp = malloc(DW_CK_CP_N * sizeof *c->cp);
+    if (!c->cp || dw_cc_buf_alloc(&c->b, DW_CK_BUF_CAP, DW_CK_DESC_CAP)) {
         dw_mpa_check_del(c);
         return DW_ERR_NOMEM;
     }
-    dw_crc32c_shift_init(&c->shift);
     c->set = *settings;
     if (callbacks)
         c->cb = *callbacks;
@@ -83,6 +83,7 @@ void dw_mpa_check_del(dw_mpa_check *c)
     if (!c)
         return;
     dw_cc_buf_free(&c->b);
+    free(c->cp);
     free(c);
 }
 

@@ -106,8 +106,7 @@ struct dw_mpa_check {
      * cp[(o / DW_CK_CP) % DW_CK_CP_N] */
     uint64_t cp_org, cp_end;
     uint32_t cp_run;
-    uint32_t cp[DW_CK_CP_N];
-    dw_crc32c_shift shift; /* for CRCs of ranges */
+    uint32_t *cp;       /* DW_CK_CP_N, each written before it is read */
     dw_mpa_check_stats st;
     char detail[192];
 };

@@ -65,7 +65,7 @@ uint32_t dw_ck_range_crc(const dw_mpa_check *c, size_t a, size_t b)
     of = of > oc ? of : oc;
     uint32_t pb = dw_crc32c(cp_get(c, of), c->b.buf + (of - c->b.base), (size_t)(ob - of));
     uint32_t ac = dw_crc32c(0, c->b.buf + a, (size_t)(oc - oa)) ^ cp_get(c, oc);
-    return dw_crc32c_shift_by(&c->shift, ac, (size_t)n) ^ pb;
+    return dw_crc32c_shift_by(ac, (size_t)n) ^ pb;
 }
 
 /* ------------------------------------------------------------------ */

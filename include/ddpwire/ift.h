@@ -353,7 +353,7 @@ dw_ift_error dw_ift_rx_failed(const dw_ift_rx *rx);
  * creation, 4 + max_header + 4 octets plus a 16 KiB window (about 82 KiB
  * by default, with 1/8 of that again for CRC checkpoints), which is also
  * where the search looks. The buffer remembers at most 8192 pieces of
- * segments; past that (segments of a few octets) buffered octets are
+ * segments (one per 8 octets of a smaller buffer); past that (segments of a few octets) buffered octets are
  * credited to the last segment remembered: only the segment fields of
  * the records can suffer, never a verdict.
  */

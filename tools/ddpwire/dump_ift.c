@@ -111,8 +111,10 @@ int dump_ift_create(dump_dir *d, int race)
     /* a capture that began after the SYN: the first frame is somewhere in
      * the first octets seen, found by its header CRC */
     s.search_start = race || !d->syn_seen;
-    if (race)
+    if (race) {
         s.search_limit = 262144; /* as the MPA search: most flows are neither */
+        s.max_header = 1024;     /* DDP/RDMAP headers are short; a small buffer */
+    }
     d->ift_race = race;
     d->ift_race_lost = d->race_started = d->race_frames = 0;
     return dw_ift_check_new(&d->ift, &s, &cb, d);
