@@ -314,22 +314,23 @@ static int first_markers(const dw_mpa_check *c, size_t i, uint64_t pos,
  * ULPDU_Length, markers, pad and CRC field where the framing puts them
  * (positions multiples of 4: no marker splits a field or the pad) and
  * its CRC from the checkpoints. 0: dw_ck_trial_fsm() would reject it at
- * that FPDU's end or before; 1: it must run.
+ * that FPDU's end or before; 1: it must run. final: an FPDU not all here
+ * is rejected (as the full trial does, at its header or before).
  */
-static int first_fpdu(const dw_mpa_check *c, size_t i, uint64_t pos, int markers)
+static int first_fpdu(const dw_mpa_check *c, size_t i, uint64_t pos, int markers, int final)
 {
     unsigned r = (unsigned)(pos % DW_MPA_MARKER_INTERVAL);
     if (pos % 4)
         return 1;
     size_t h = i + (markers && r == 0 ? DW_MPA_MARKER_LEN : 0);
     if (c->b.len < h + 2)
-        return 1;
+        return !final;
     uint16_t ulen = dw_get_be16(c->b.buf + h);
     if (ulen == 0 || ulen > DW_MPA_ULPDU_MAX)
         return 0;
     size_t len = dw_mpa_fpdu_len((uint32_t)pos, ulen, markers);
     if (c->b.len - i < len)
-        return 1; /* not all here yet */
+        return !final; /* not all here yet */
     size_t crc_at = i + len - 4, pad_end = crc_at;
     uint64_t cpos = pos + len - 4; /* the CRC field's */
     if (markers && cpos % DW_MPA_MARKER_INTERVAL == 0)
@@ -352,7 +353,7 @@ static int first_fpdu(const dw_mpa_check *c, size_t i, uint64_t pos, int markers
 int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
                 int final, size_t *need, int *crc_out)
 {
-    if (!first_fpdu(c, i, pos, markers))
+    if (!first_fpdu(c, i, pos, markers, final))
         return DW_CK_T_REJECT;
     return dw_ck_trial_fsm(c, i, pos, markers, final, need, crc_out);
 }
