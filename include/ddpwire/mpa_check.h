@@ -274,6 +274,8 @@ typedef struct dw_mpa_check_stats {
     int markers;
     int crc;
     uint64_t fpdus;
+    /** ULPDU_Length and wire length of every FPDU reported, as declared:
+     * one cut short (TRUNCATED) or with octets missing counts whole. */
     uint64_t ulpdu_octets;
     uint64_t fpdu_octets;
     uint64_t crc_good;
