@@ -56,6 +56,8 @@ struct dw_reasm {
     size_t n, np, piece_cap;
     int overflow; /* more pieces than piece_cap (cannot happen) */
     uint64_t next, fin;
+    uint64_t far_end; /* end of the last segment far ahead, if far_set */
+    int far_set;
     uint32_t isn; /* sequence number of offset 0 */
     int started, has_fin, busy;
     dw_reasm_stats st;
@@ -371,6 +373,22 @@ static int clip(const dw_reasm *r, ra_seg *s)
     return s->lo < s->hi;
 }
 
+/* Far ahead: beyond the store and 1 MiB. A jump there needs a second far
+ * segment near the first (one corrupt sequence number must not throw the
+ * rest of the stream away); unconfirmed, the segment is dropped. */
+#define DW_RA_FAR ((uint64_t)1 << 20)
+
+static int unconfirmed_jump(dw_reasm *r, const ra_seg *s)
+{
+    if (s->lo - r->next <= max64(r->set.store_bytes, DW_RA_FAR))
+        return 0;
+    int near = r->far_set && s->lo + DW_RA_FAR >= r->far_end &&
+               s->lo <= r->far_end + DW_RA_FAR;
+    r->far_set = !near;
+    r->far_end = s->hi;
+    return !near;
+}
+
 /* Gives up the hole before the earliest held entry (or the segment). */
 static void give_up(dw_reasm *r, const ra_seg *s)
 {
@@ -394,7 +412,7 @@ static void place(dw_reasm *r, ra_seg *s)
             seg_event(r, DW_REASM_EV_OUT_OF_ORDER, s);
             return;
         }
-        if (tries || r->overflow) {
+        if (tries || r->overflow || unconfirmed_jump(r, s)) {
             seg_event(r, DW_REASM_EV_DROPPED, s);
             return;
         }

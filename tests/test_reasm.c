@@ -500,21 +500,28 @@ static void run_plain(const tseg *s, size_t n, uint32_t isn, const dw_reasm_sett
     dw_reasm_stats_get(H.r, st);
 }
 
-/* Many wraps of 2^32: offsets keep counting, seq follows modulo 2^32. */
+/* Many wraps of 2^32: offsets keep counting, seq follows modulo 2^32.
+ * Each step jumps 2^31 - 2 ahead: that far segment alone is dropped; a
+ * second one just before it confirms the jump, and the hole up to the
+ * second is given up. */
 static void test_wrap_many(void)
 {
     dw_reasm_settings none = {0, 0};
-    tseg s[12];
+    const uint64_t X = 0x7FFFFFFEULL;
+    tseg s[23];
     s[0] = (tseg){0, 0, 0, DW_PKT_SYN, SRC};
-    for (int i = 1; i < 12; i++) /* each 2^31 - 2 ahead: a gap each time */
-        s[i] = (tseg){(int64_t)i * 0x7FFFFFFELL, 8, 8, 0, SRC};
+    for (int i = 1; i < 12; i++) {
+        s[2 * i - 1] = (tseg){(int64_t)(i * X), 8, 8, 0, SRC};
+        s[2 * i] = (tseg){(int64_t)(i * X - 8), 8, 8, 0, SRC};
+    }
     dw_reasm_stats st;
-    run_plain(s, 12, 0xFFFFFFF0u, &none, &st);
-    CHECK_EQ_U(dw_reasm_offset(H.r), 11 * 0x7FFFFFFEULL + 8);
-    CHECK_EQ_U(H.last_gap.seq, 0xFFFFFFF0u + (uint32_t)(10 * 0x7FFFFFFEULL + 8));
-    CHECK_EQ_U(H.last_gap.offset, 10 * 0x7FFFFFFEULL + 8);
+    run_plain(s, 23, 0xFFFFFFF0u, &none, &st);
+    CHECK_EQ_U(dw_reasm_offset(H.r), 11 * X);
+    CHECK_EQ_U(H.last_gap.seq, 0xFFFFFFF0u + (uint32_t)(10 * X));
+    CHECK_EQ_U(H.last_gap.offset, 10 * X);
     CHECK_EQ_U(st.delivered, 88);
-    CHECK_EQ_U(st.gap_octets, 11 * 0x7FFFFFFEULL - 80);
+    CHECK_EQ_U(st.dropped, 11);
+    CHECK_EQ_U(st.gap_octets, 11 * (X - 8));
     dw_reasm_del(H.r);
     H.r = NULL;
 }
@@ -612,18 +619,29 @@ static void test_windows(void)
     CHECK(!dw_reasm_started(H.r));
     CHECK_EQ_U(st.segments, 2);
     dw_reasm_del(H.r);
-    /* hostile: 2^31 ahead is behind (before the start), 2^31 - 1 ahead
-     * is ahead (too far for the store: the hole is given up) */
+    /* hostile: 2^31 ahead is behind (before the start); 2^31 - 1 ahead is
+     * ahead, beyond the store and 1 MiB: alone (a corrupt sequence
+     * number) it is dropped and the stream goes on */
     tseg d[] = {mk(0, 1, SRC), {0x80000001LL, 1, 1, 0, SRC}, {0x80000000LL, 1, 1, 0, SRC}};
     run_plain(d, 2, 0, NULL, &st);
     CHECK(has_ev(&H, DW_REASM_EV_OUT_OF_WINDOW));
     CHECK_EQ_U(H.pos, 1);
     H.nev = 0;
     CHECK_EQ_U(dw_reasm_feed(H.r, 2, (uint32_t)d[2].off, 0, SRC, 1, 1), 0);
-    CHECK_EQ_U(H.pos, 0x80000001ULL);
-    CHECK_EQ_U(H.lost, 0x7FFFFFFFULL);
-    CHECK_EQ_U(H.last_gap.pkt, 2);
+    CHECK(has_ev(&H, DW_REASM_EV_DROPPED));
+    CHECK_EQ_U(H.pos, 1);
+    CHECK_EQ_U(H.lost, 0);
+    CHECK_EQ_U(dw_reasm_feed(H.r, 3, 1, 0, SRC + 1, 10, 10), 0);
+    CHECK_EQ_U(H.pos, 11);
+    /* a second far segment within 1 MiB of the first's end (here just
+     * before it) confirms the jump: the hole up to it is given up */
+    CHECK_EQ_U(dw_reasm_feed(H.r, 4, 0x7FFF0000u, 0, SRC, 1, 1), 0);
+    CHECK_EQ_U(H.pos, 0x7FFF0001ULL);
+    CHECK_EQ_U(H.lost, 0x7FFF0000ULL - 11);
+    CHECK_EQ_U(H.last_gap.pkt, 4);
+    dw_reasm_stats_get(H.r, &st);
     CHECK_EQ_U(st.out_of_order, 0);
+    CHECK_EQ_U(st.dropped, 1);
     dw_reasm_del(H.r);
     H.r = NULL;
 }

@@ -29,7 +29,12 @@
  * in-order point and a table slot is free; if not, the hole before the
  * earliest held segment (or before this one) is given up as a LOST gap,
  * held data is delivered as far as it continues, and the segment is
- * tried once more (then DROPPED).
+ * tried once more (then DROPPED). A segment that begins more than
+ * max(store_bytes, 1 MiB) ahead gives up the hole only when the last such
+ * segment ended within 1 MiB of it: one corrupt sequence number must not
+ * make the stream jump (all real data after it would then be "old"), a
+ * second far segment near the first confirms a real jump (a capture that
+ * lost that much); the first is DROPPED.
  */
 #ifndef DDPWIRE_REASM_H
 #define DDPWIRE_REASM_H
@@ -96,8 +101,9 @@ typedef enum dw_reasm_event_kind {
     /** Arrived ahead of the in-order point and was held. */
     DW_REASM_EV_OUT_OF_ORDER,
     /** Ahead of the in-order point and not held: the store was full and
-     * could not be freed by giving up octets before it (it is reported
-     * as a gap later, unless a copy arrives). */
+     * could not be freed by giving up octets before it, or it lies far
+     * ahead and no other far segment confirms the jump (see above). It is
+     * reported as a gap later, unless a copy arrives. */
     DW_REASM_EV_DROPPED,
     /** Octets before the stream's first octet: ignored (a sequence number
      * 2^31 or more ahead of the in-order point counts as behind it). */
