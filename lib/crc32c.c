@@ -89,13 +89,8 @@ uint32_t dw_crc32c_shift_by_hw(uint32_t crc, size_t n)
 
 uint32_t dw_crc32c_shift_by(uint32_t crc, size_t n)
 {
-    static int hw = -1;
-    int h = __atomic_load_n(&hw, __ATOMIC_RELAXED);
-    if (h < 0) {
-        h = dw_crc32c_have_mulx32();
-        __atomic_store_n(&hw, h, __ATOMIC_RELAXED);
-    }
-    return h ? dw_crc32c_shift_by_hw(crc, n) : dw_crc32c_shift_by_sw(crc, n);
+    return dw_crc32c_have_mulx32() ? dw_crc32c_shift_by_hw(crc, n)
+                                   : dw_crc32c_shift_by_sw(crc, n);
 }
 
 /* x^(2^k * 8) mod P for k = 0..63, i.e. the shift by 2^k octets. */
