@@ -248,10 +248,14 @@ for name, want_rc, want_bad in (('host_data', 0, 0), ('guest', 1, 1)):
 PY
 check "[ $? = 0 ]" "siw captures: $(tail -3 "$T/siw.out")"
 cat "$T/siw.out"
-# siw_interop.sh's judge of CRC errors finds exactly that one bad FPDU too
+# siw_interop.sh's judge of CRC errors finds exactly that one bad FPDU too;
+# with markers (one between pad and CRC in 02), the flipped octet of 06
 python3 "$HERE/siw_crcscan.py" "$SIW/guest.pcap" 19999 > "$T/scan.out"
-check "[ \"\$(grep -v 'bad=-' '$T/scan.out' | grep -c bad=)\" = 1 ] && grep -q '^conn 11 c2s fpdus=1 bad=0 ' '$T/scan.out'" \
+check "[ \"\$(grep -v 'bad=-' '$T/scan.out' | grep -c bad=)\" = 1 ] && grep -q '^conn 11 c2s fpdus=1 bad=0$' '$T/scan.out'" \
   "siw_crcscan.py on guest.pcap: $(grep -v 'bad=-' "$T/scan.out" | grep bad=)"
+r=$(for f in 02_marker_between 06_badcrc; do python3 "$HERE/siw_crcscan.py" "$DATA/$f.pcap" 5000; done | tr '\n' ' ')
+check "[ '$r' = 'conn 0 c2s fpdus=10 bad=- conn 0 s2c fpdus=10 bad=- conn 0 c2s fpdus=5 bad=824 conn 0 s2c fpdus=2 bad=- ' ]" \
+  "siw_crcscan.py on 02 and 06: $r"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

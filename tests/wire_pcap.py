@@ -147,11 +147,12 @@ def pad_of(l):
     return (4 - (2 + l) % 4) % 4
 
 
-def walk(stream, markers):
+def walk(stream, markers, partial=False):
     """FPDUs of stream (which starts at MPA position 0): list of
     (start, end, ulpdu_length). Markers: one before every content octet at
     a position that is a multiple of 512; a marker at an FPDU's first
-    position belongs to that FPDU."""
+    position belongs to that FPDU. A stream that ends inside an FPDU is an
+    error, or with partial the whole FPDUs before it."""
     fpdus = []
     p, n = 0, len(stream)
     while p < n:
@@ -159,6 +160,8 @@ def walk(stream, markers):
         if markers and q % 512 == 0:
             q += 4
         if q + 2 > n:
+            if partial:
+                break
             raise SystemExit('stream ends inside an FPDU header at %d' % p)
         ulen = stream[q] << 8 | stream[q + 1]
         c = 2 + ulen + pad_of(ulen) + 4
@@ -170,6 +173,8 @@ def walk(stream, markers):
             q += take
             c -= take
         if q > n:
+            if partial:
+                break
             raise SystemExit('stream ends inside the FPDU at %d (needs %d, has %d)' % (p, q, n))
         fpdus.append((p, q, ulen))
         p = q
