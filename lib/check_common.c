@@ -1,4 +1,5 @@
 /* The pieces the MPA and IFT stream checkers share (check_common.h). */
+#include <ddpwire/crc32c.h>
 #include <ddpwire/ddpwire.h>
 
 #include <stdio.h>
@@ -6,6 +7,7 @@
 #include <string.h>
 
 #include "check_common.h"
+#include "crc32c_impl.h"
 
 void dw_cc_slice_advance(dw_cc_slice *s, size_t k)
 {
@@ -236,4 +238,65 @@ size_t dw_cc_piece_at(const dw_cc_buf *b, size_t i, dw_cc_slice *s)
 {
     size_t d = b->dstart;
     return dw_cc_piece_from(b, &d, i, s);
+}
+
+/* ------------------------------------------------------------------ */
+/* CRC32c checkpoints                                                  */
+/* ------------------------------------------------------------------ */
+
+int dw_cc_crcs_alloc(dw_cc_crcs *k, size_t cap)
+{
+    k->n = cap / DW_CC_CP + 2; /* every offset a full buffer can hold */
+    k->cp = malloc(k->n * sizeof *k->cp); /* each written before it is read */
+    k->org = k->end = 0;
+    k->run = 0;
+    return k->cp ? 0 : DW_ERR_NOMEM;
+}
+
+void dw_cc_crcs_free(dw_cc_crcs *k)
+{
+    free(k->cp);
+}
+
+static uint32_t cp_get(const dw_cc_crcs *k, uint64_t o)
+{
+    return o == k->org ? 0 : k->cp[(o / DW_CC_CP) % k->n];
+}
+
+static void cp_add(dw_cc_crcs *k, const uint8_t *p, size_t n)
+{
+    while (n) {
+        size_t m = DW_CC_CP - (size_t)(k->end % DW_CC_CP);
+        m = m < n ? m : n;
+        k->run = dw_crc32c(k->run, p, m);
+        k->end += m;
+        p += m;
+        n -= m;
+        if (k->end % DW_CC_CP == 0)
+            k->cp[(k->end / DW_CC_CP) % k->n] = k->run;
+    }
+}
+
+void dw_cc_crcs_put(dw_cc_crcs *k, const dw_cc_buf *b, size_t n)
+{
+    uint64_t lo = b->base + b->start, hi = b->base + b->len;
+    if (k->end != hi - n || k->org > lo) {
+        k->org = k->end = lo;
+        k->run = 0;
+    }
+    cp_add(k, b->buf + (k->end - b->base), (size_t)(hi - k->end));
+}
+
+uint32_t dw_cc_crcs_range(const dw_cc_crcs *k, const dw_cc_buf *b, size_t a, size_t e)
+{
+    uint64_t oa = b->base + a, ob = b->base + e;
+    uint64_t oc = oa == k->org ? oa : (oa + DW_CC_CP - 1) / DW_CC_CP * DW_CC_CP;
+    uint64_t n = ob - oc;
+    if (oc >= ob || n >= 257u * 256u) /* short, or beyond the shift tables */
+        return dw_crc32c(0, b->buf + a, e - a);
+    uint64_t of = ob / DW_CC_CP * DW_CC_CP;
+    of = of > oc ? of : oc;
+    uint32_t pb = dw_crc32c(cp_get(k, of), b->buf + (of - b->base), (size_t)(ob - of));
+    uint32_t ac = dw_crc32c(0, b->buf + a, (size_t)(oc - oa)) ^ cp_get(k, oc);
+    return dw_crc32c_shift_by(ac, (size_t)n) ^ pb; /* [a, oc) then [oc, e) */
 }

@@ -2,7 +2,8 @@
  * Internal: what the MPA and IFT stream checkers share. The input
  * bookkeeping of their _data()/_gap() calls and the first error; the
  * packets a record touches and the per-segment accounting (alignment,
- * packing); the buffer of octets waiting with their segment tags.
+ * packing); the buffer of octets waiting with their segment tags, and
+ * CRC32c checkpoints over it for the searches.
  */
 #ifndef DW_LIB_CHECK_COMMON_H
 #define DW_LIB_CHECK_COMMON_H
@@ -116,5 +117,31 @@ void dw_cc_piece_add(dw_cc_buf *b, const dw_cc_slice *s, size_t k);
  * search for the piece begins at piece *d (updated). */
 size_t dw_cc_piece_from(const dw_cc_buf *b, size_t *d, size_t i, dw_cc_slice *s);
 size_t dw_cc_piece_at(const dw_cc_buf *b, size_t i, dw_cc_slice *s);
+
+/* ------------------------------------------------------------------ */
+/* CRC32c of buffered ranges, from checkpoints                         */
+/* ------------------------------------------------------------------ */
+
+/* The CRC32c of any buffered range [a, b) without reading it whole:
+ * P(b) xor P(a) x^(8 (b - a)) mod P, where P(o) is the CRC32c from an
+ * origin to stream offset o, kept every DW_CC_CP octets in a ring keyed
+ * by stream offset (so compacting the buffer leaves it alone). */
+#define DW_CC_CP 32u
+
+typedef struct dw_cc_crcs {
+    uint32_t *cp;     /* cp[(o / DW_CC_CP) % n] = P(o) */
+    size_t n;
+    uint64_t org, end; /* P known for [org, end] */
+    uint32_t run;      /* P(end) */
+} dw_cc_crcs;
+
+/* For a buffer of cap octets; returns 0 or DW_ERR_NOMEM. */
+int dw_cc_crcs_alloc(dw_cc_crcs *k, size_t cap);
+void dw_cc_crcs_free(dw_cc_crcs *k);
+/* Takes in the n octets just appended to b; begins again at b's first
+ * octet when b did not end where the last call left it (reset, skipped). */
+void dw_cc_crcs_put(dw_cc_crcs *k, const dw_cc_buf *b, size_t n);
+/* CRC32c of b's octets [a, e) (buffer indexes, taken in by sync). */
+uint32_t dw_cc_crcs_range(const dw_cc_crcs *k, const dw_cc_buf *b, size_t a, size_t e);
 
 #endif

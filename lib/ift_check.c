@@ -38,11 +38,9 @@ int dw_ift_check_new(dw_ift_check **pc, const dw_ift_check_settings *settings,
     dw_ift_check *c = calloc(1, sizeof *c);
     if (!c)
         return DW_ERR_NOMEM;
-    size_t cap = DW_IFT_SIZES_LEN + settings->max_header + DW_IFT_CRC_LEN + DW_IC_CP +
-                 DW_IC_WINDOW;
-    c->cp = malloc((cap / DW_IC_CP + 2) * sizeof *c->cp);
+    size_t cap = DW_IFT_SIZES_LEN + settings->max_header + DW_IFT_CRC_LEN + DW_IC_WINDOW;
     size_t dcap = cap / 8 < DW_IC_DESC_CAP ? cap / 8 : DW_IC_DESC_CAP;
-    if (dw_cc_buf_alloc(&c->b, cap, dcap) || !c->cp) {
+    if (dw_cc_buf_alloc(&c->b, cap, dcap) || dw_cc_crcs_alloc(&c->crcs, cap)) {
         dw_ift_check_del(c);
         return DW_ERR_NOMEM;
     }
@@ -64,7 +62,7 @@ void dw_ift_check_del(dw_ift_check *c)
     if (!c)
         return;
     dw_cc_buf_free(&c->b);
-    free(c->cp);
+    dw_cc_crcs_free(&c->crcs);
     free(c);
 }
 

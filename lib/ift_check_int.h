@@ -5,14 +5,11 @@
 #include <ddpwire/ift.h>
 
 #include "check_common.h"
-#include "crc32c_impl.h"
 
 /* Most DDP header octets a frame record hands out. */
 #define DW_IC_HEAD_MAX 256u
 /* Buffer octets beyond the longest header a candidate needs. */
 #define DW_IC_WINDOW 16384u
-/* CRC checkpoints every DW_IC_CP octets of the buffer. */
-#define DW_IC_CP 32u
 /* Pieces of segments the buffer remembers. */
 #define DW_IC_DESC_CAP 8192u
 /* The search accepts no DDP header shorter than this. */
@@ -54,8 +51,7 @@ struct dw_ift_check {
     uint8_t crcb[4];
     int body_missing;
     dw_cc_buf b;         /* buffer; need: the length to wait for */
-    uint32_t *cp;        /* cp[j]: CRC32c from the origin to index 32 j */
-    uint32_t run;        /* CRC32c from the origin to index b.len */
+    dw_cc_crcs crcs;     /* CRC checkpoints over b, for the search */
     uint64_t searched, lost_skipped;
     dw_ift_check_stats st;
     char detail[192];

@@ -4,35 +4,15 @@
  * after lost boundaries the search looks for a matching header CRC here.
  *
  * The search tries every position, each with its own header_size, so it
- * does not recompute CRC32c over each candidate header: the buffer keeps
- * CRC32c checkpoints from a fixed origin every 32 octets, and the CRC of
- * octets [a, b) is P(b) xor P(a) * x^(8 (b - a)) mod P, where P(i) is the
- * CRC32c from the origin to i (the identity behind dw_crc32c_combine()).
+ * does not recompute CRC32c over each candidate header: the CRC of a
+ * candidate comes from the checkpoints kept over the buffer (dw_cc_crcs).
  */
 #include <ddpwire/crc32c.h>
 
 #include <string.h>
 
 #include "bytes.h"
-#include "crc32c_impl.h"
 #include "ift_check_int.h"
-
-/* ------------------------------------------------------------------ */
-/* CRC of a buffered range                                             */
-/* ------------------------------------------------------------------ */
-
-/* CRC32c from the origin to buffer index i. */
-static uint32_t prefix(const dw_ift_check *c, size_t i)
-{
-    size_t j = i / DW_IC_CP;
-    return dw_crc32c(c->cp[j], c->b.buf + j * DW_IC_CP, i - j * DW_IC_CP);
-}
-
-/* CRC32c of buffer octets [a, b), b - a < 65792. */
-static uint32_t range_crc(const dw_ift_check *c, size_t a, size_t b)
-{
-    return prefix(c, b) ^ dw_crc32c_shift_by(prefix(c, a), b - a);
-}
 
 /* ------------------------------------------------------------------ */
 /* The buffer                                                          */
@@ -41,8 +21,6 @@ static uint32_t range_crc(const dw_ift_check *c, size_t a, size_t b)
 void dw_ic_buf_reset(dw_ift_check *c, uint64_t off)
 {
     dw_cc_buf_reset(&c->b, off);
-    c->run = 0;
-    c->cp[0] = 0;
 }
 
 /* Gives up the first n buffered octets (skipped: not checked). */
@@ -55,15 +33,6 @@ void dw_ic_buf_drop(dw_ift_check *c, size_t n, int skipped)
     dw_cc_buf_skip(&c->b, n);
 }
 
-/* Moves the octets still wanted (from a checkpoint) to the front. */
-static void compact(dw_ift_check *c)
-{
-    size_t d = c->b.start - c->b.start % DW_IC_CP;
-    if (d)
-        memmove(c->cp, c->cp + d / DW_IC_CP,
-                ((c->b.len - d) / DW_IC_CP + 1) * sizeof *c->cp);
-    dw_cc_buf_shift(&c->b, d);
-}
 
 size_t dw_ic_buf_put(dw_ift_check *c, const uint8_t *in, size_t n,
                      const dw_cc_slice *s)
@@ -71,21 +40,14 @@ size_t dw_ic_buf_put(dw_ift_check *c, const uint8_t *in, size_t n,
     if (c->b.start == c->b.len)
         dw_ic_buf_reset(c, s->off);
     if (c->b.cap - c->b.len < n || c->b.dcount == c->b.dcap)
-        compact(c);
+        dw_cc_buf_shift(&c->b, c->b.start); /* the octets still wanted to the front */
     if (c->b.dcount == c->b.dcap && c->state == DW_IC_SEARCH &&
         !dw_cc_piece_continues(&c->b, s))
         return 0; /* the caller gives up the candidate that waits */
     size_t k = c->b.cap - c->b.len < n ? c->b.cap - c->b.len : n;
-    for (size_t done = 0; done < k;) {
-        size_t m = DW_IC_CP - c->b.len % DW_IC_CP;
-        m = m < k - done ? m : k - done;
-        memcpy(c->b.buf + c->b.len, in + done, m);
-        c->run = dw_crc32c(c->run, in + done, m);
-        c->b.len += m;
-        done += m;
-        if (c->b.len % DW_IC_CP == 0)
-            c->cp[c->b.len / DW_IC_CP] = c->run;
-    }
+    memcpy(c->b.buf + c->b.len, in, k);
+    c->b.len += k;
+    dw_cc_crcs_put(&c->crcs, &c->b, k);
     if (k)
         dw_cc_piece_add(&c->b, s, k);
     return k;
@@ -132,6 +94,6 @@ int dw_ic_try(const dw_ift_check *c, size_t i, int search, dw_ic_trial *t)
         return DW_IC_T_MORE;
     }
     t->wire = dw_crc32c_load(c->b.buf + end);
-    t->calc = range_crc(c, i, end);
+    t->calc = dw_cc_crcs_range(&c->crcs, &c->b, i, end);
     return t->wire == t->calc ? DW_IC_T_OK : DW_IC_T_CRC;
 }

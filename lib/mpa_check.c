@@ -60,8 +60,8 @@ int dw_mpa_check_new(dw_mpa_check **pc, const dw_mpa_check_settings *settings,
     dw_mpa_check *c = calloc(1, sizeof *c);
     if (!c)
         return DW_ERR_NOMEM;
-    c->cp = malloc(DW_CK_CP_N * sizeof *c->cp);
-    if (!c->cp || dw_cc_buf_alloc(&c->b, DW_CK_BUF_CAP, DW_CK_DESC_CAP)) {
+    if (dw_cc_crcs_alloc(&c->crcs, DW_CK_BUF_CAP) ||
+        dw_cc_buf_alloc(&c->b, DW_CK_BUF_CAP, DW_CK_DESC_CAP)) {
         dw_mpa_check_del(c);
         return DW_ERR_NOMEM;
     }
@@ -83,7 +83,7 @@ void dw_mpa_check_del(dw_mpa_check *c)
     if (!c)
         return;
     dw_cc_buf_free(&c->b);
-    free(c->cp);
+    dw_cc_crcs_free(&c->crcs);
     free(c);
 }
 

@@ -345,7 +345,7 @@ static int first_fpdu(const dw_mpa_check *c, size_t i, uint64_t pos, int markers
         return 0;
     dw_ck_fsm f;
     dw_ck_fsm_init(&f, pos, markers, NULL, 0);
-    f.crc = dw_ck_range_crc(c, i, crc_at);
+    f.crc = dw_cc_crcs_range(&c->crcs, &c->b, i, crc_at);
     f.crc_wire = dw_crc32c_load(c->b.buf + crc_at);
     return end_ok(c, &f, &ch) && !hopeless(c, &ch, markers);
 }

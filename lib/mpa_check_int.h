@@ -5,7 +5,6 @@
 #include <ddpwire/mpa_check.h>
 
 #include "check_common.h"
-#include "crc32c_impl.h"
 
 /* Most ULPDU octets an FPDU record hands out. */
 #define DW_CK_HEAD_MAX 256u
@@ -14,10 +13,6 @@
 /* Pieces of chunks the search buffer remembers (segment tags). MPA
  * leaves dw_cc_slice.tagged 0: untagged octets count as packet 0. */
 #define DW_CK_DESC_CAP 4096u
-/* CRC checkpoints of the search buffer: one per DW_CK_CP stream octets,
- * in a ring of DW_CK_CP_N (enough for a full buffer). */
-#define DW_CK_CP 32u
-#define DW_CK_CP_N (DW_CK_BUF_CAP / DW_CK_CP + 2u)
 
 /* What a framing step completed. */
 enum { DW_CK_W_NONE = 0, DW_CK_W_MARKER, DW_CK_W_HDR, DW_CK_W_END };
@@ -101,12 +96,7 @@ struct dw_mpa_check {
     uint64_t searched;  /* octets rejected by this search */
     uint64_t mk_next;   /* LOST_MK: stream offset of the next marker */
     uint64_t lost_skipped;
-    /* CRC32c of buffered octets from stream offset cp_org: to cp_end
-     * (= b.base + b.len) in cp_run, to each multiple o of DW_CK_CP in
-     * cp[(o / DW_CK_CP) % DW_CK_CP_N] */
-    uint64_t cp_org, cp_end;
-    uint32_t cp_run;
-    uint32_t *cp;       /* DW_CK_CP_N, each written before it is read */
+    dw_cc_crcs crcs;    /* CRC checkpoints over b, for the search */
     dw_mpa_check_stats st;
     char detail[192];
 };
@@ -122,8 +112,6 @@ void dw_ck_go_start(dw_mpa_check *c, uint64_t off, uint64_t pos, const char *how
 void dw_ck_enter_sync(dw_mpa_check *c, uint64_t off);
 
 /* lib/mpa_check_search.c */
-/* CRC32c of buffer octets [a, b), b - a < 65792, from the checkpoints. */
-uint32_t dw_ck_range_crc(const dw_mpa_check *c, size_t a, size_t b);
 void dw_ck_buf_reset(dw_mpa_check *c, uint64_t off);
 void dw_ck_buf_drop_all(dw_mpa_check *c);
 size_t dw_ck_buf_put(dw_mpa_check *c, const uint8_t *in, size_t n,

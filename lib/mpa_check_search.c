@@ -5,68 +5,13 @@
  * through the in-sync path.
  *
  * A candidate's first FPDU is judged by its CRC before it is framed octet
- * by octet, without running CRC32c over its body: the buffer keeps CRC32c
- * checkpoints from an origin every 32 stream octets, and the CRC of
- * octets [a, b) is P(b) xor P(a) * x^(8 (b - a)) mod P, where P(i) is the
- * CRC32c from the origin to i (the identity behind dw_crc32c_combine()).
+ * by octet, from the checkpoints kept over the buffer (dw_cc_crcs).
  */
-#include <ddpwire/crc32c.h>
-
 #include <stdio.h>
 #include <string.h>
 
 #include "bytes.h"
-#include "crc32c_impl.h"
 #include "mpa_check_int.h"
-
-/* ------------------------------------------------------------------ */
-/* CRC of a buffered range                                             */
-/* ------------------------------------------------------------------ */
-
-/* P at stream offset o: the origin or a multiple of DW_CK_CP after it. */
-static uint32_t cp_get(const dw_mpa_check *c, uint64_t o)
-{
-    return o == c->cp_org ? 0 : c->cp[(o / DW_CK_CP) % DW_CK_CP_N];
-}
-
-/* Notes n octets just put at stream offset cp_end. */
-static void cp_add(dw_mpa_check *c, const uint8_t *p, size_t n)
-{
-    while (n) {
-        size_t m = DW_CK_CP - (size_t)(c->cp_end % DW_CK_CP);
-        m = m < n ? m : n;
-        c->cp_run = dw_crc32c(c->cp_run, p, m);
-        c->cp_end += m;
-        p += m;
-        n -= m;
-        if (c->cp_end % DW_CK_CP == 0)
-            c->cp[(c->cp_end / DW_CK_CP) % DW_CK_CP_N] = c->cp_run;
-    }
-}
-
-/* The checkpoints cover the buffer: else begin them at its first octet. */
-static void cp_sync(dw_mpa_check *c)
-{
-    if (c->cp_end == c->b.base + c->b.len && c->cp_org <= c->b.base + c->b.start)
-        return;
-    c->cp_org = c->cp_end = c->b.base + c->b.start;
-    c->cp_run = 0;
-    cp_add(c, c->b.buf + c->b.start, c->b.len - c->b.start);
-}
-
-uint32_t dw_ck_range_crc(const dw_mpa_check *c, size_t a, size_t b)
-{
-    uint64_t oa = c->b.base + a, ob = c->b.base + b;
-    uint64_t oc = oa == c->cp_org ? oa : (oa + DW_CK_CP - 1) / DW_CK_CP * DW_CK_CP;
-    uint64_t n = ob - oc;
-    if (oc >= ob || n >= 257u * 256u)
-        return dw_crc32c(0, c->b.buf + a, b - a);
-    uint64_t of = ob / DW_CK_CP * DW_CK_CP;
-    of = of > oc ? of : oc;
-    uint32_t pb = dw_crc32c(cp_get(c, of), c->b.buf + (of - c->b.base), (size_t)(ob - of));
-    uint32_t ac = dw_crc32c(0, c->b.buf + a, (size_t)(oc - oa)) ^ cp_get(c, oc);
-    return dw_crc32c_shift_by(ac, (size_t)n) ^ pb;
-}
 
 /* ------------------------------------------------------------------ */
 /* The buffer                                                          */
@@ -130,10 +75,9 @@ size_t dw_ck_buf_put(dw_mpa_check *c, const uint8_t *in, size_t n,
         return 0;
     }
     size_t k = DW_CK_BUF_CAP - c->b.len < n ? DW_CK_BUF_CAP - c->b.len : n;
-    cp_sync(c);
     memcpy(c->b.buf + c->b.len, in, k);
-    cp_add(c, in, k);
     c->b.len += k;
+    dw_cc_crcs_put(&c->crcs, &c->b, k);
     dw_cc_piece_add(&c->b, s, k);
     return k;
 }

@@ -108,7 +108,7 @@ static void check_range(dw_mpa_check *c)
     size_t a = c->b.start + rnd((uint32_t)live);
     size_t span = c->b.len - a < 65000 ? c->b.len - a : 65000;
     size_t b = a + (rnd(4) ? rnd((uint32_t)span + 1) : rnd(40 < span + 1 ? 40 : (uint32_t)span + 1));
-    CHECK_EQ_U(dw_ck_range_crc(c, a, b), dw_crc32c(0, c->b.buf + a, b - a));
+    CHECK_EQ_U(dw_cc_crcs_range(&c->crcs, &c->b, a, b), dw_crc32c(0, c->b.buf + a, b - a));
     range_checks++;
 }
 
