@@ -15,6 +15,7 @@
  * of three medians, taken in turn.
  */
 #include <ddpwire/mpa.h>
+#include <ddpwire/mpa_seg.h>
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
  * detection; validation and its Terminate mapping must give table codes.
  */
 #include <ddpwire/ddp.h>
+#include <ddpwire/rdmap.h>
 
 #include <stdlib.h>
 #include <string.h>

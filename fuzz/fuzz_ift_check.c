@@ -9,6 +9,7 @@
  */
 #include <ddpwire/crc32c.h>
 #include <ddpwire/ift.h>
+#include <ddpwire/ift_check.h>
 
 #define CF_CHECK dw_ift_check
 #define CF_DATA dw_ift_check_data

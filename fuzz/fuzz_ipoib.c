@@ -6,6 +6,7 @@
  * octets), and call every shorter prefix of an accepted input "need more".
  */
 #include <ddpwire/ipoib_sim.h>
+#include <ddpwire/ipoib_node.h>
 
 #include <stdlib.h>
 #include <string.h>

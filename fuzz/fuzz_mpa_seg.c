@@ -13,6 +13,7 @@
  * from the start and each placed first, nothing after an error, one error.
  */
 #include <ddpwire/mpa.h>
+#include <ddpwire/mpa_seg.h>
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,6 +5,7 @@
  * roles must agree with the decoder on what they consumed.
  */
 #include <ddpwire/mpa.h>
+#include <ddpwire/mpa_startup.h>
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,6 +7,8 @@
  * sends is a valid RDMAP ULPDU within MULPDU.
  */
 #include <ddpwire/qp.h>
+#include <ddpwire/mpa_startup.h>
+#include <ddpwire/rdmap.h>
 
 #include <stdlib.h>
 #include <string.h>

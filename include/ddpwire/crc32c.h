@@ -16,7 +16,7 @@
 #ifndef DDPWIRE_CRC32C_H
 #define DDPWIRE_CRC32C_H
 
-#include <ddpwire/ddpwire.h>
+#include <ddpwire/common.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,23 +26,23 @@ extern "C" {
  * CRC32c of len octets at buf, continuing from crc (0 to start).
  * buf may be NULL when len is 0.
  */
-uint32_t dw_crc32c(uint32_t crc, const void *buf, size_t len);
+DW_EXTERN uint32_t dw_crc32c(uint32_t crc, const void *buf, size_t len);
 
 /**
  * Copies len octets from src to dst (which must not overlap) and returns
  * the CRC32c of them continuing from crc, reading src once. For receive
  * paths that move data out of a network buffer and verify it together.
  */
-uint32_t dw_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t len);
+DW_EXTERN uint32_t dw_crc32c_copy(uint32_t crc, void *dst, const void *src, size_t len);
 
 /**
  * Given crc1 = CRC32c of A and crc2 = CRC32c of B (each started from 0) and
  * len2 = length of B, returns the CRC32c of A || B. O(log len2).
  */
-uint32_t dw_crc32c_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);
+DW_EXTERN uint32_t dw_crc32c_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);
 
 /** The portable table-driven reference; always available, never dispatched. */
-uint32_t dw_crc32c_portable(uint32_t crc, const void *buf, size_t len);
+DW_EXTERN uint32_t dw_crc32c_portable(uint32_t crc, const void *buf, size_t len);
 
 /** Writes crc at p in wire order (least significant octet first). */
 static inline void dw_crc32c_store(uint8_t *p, uint32_t crc)
@@ -71,20 +71,20 @@ typedef enum dw_crc32c_impl {
 } dw_crc32c_impl;
 
 /** Non-zero when this CPU and build can run impl. AUTO and PORTABLE always can. */
-int dw_crc32c_impl_supported(dw_crc32c_impl impl);
+DW_EXTERN int dw_crc32c_impl_supported(dw_crc32c_impl impl);
 
 /**
  * Selects the implementation used by dw_crc32c() and dw_crc32c_copy() from
  * now on (process-wide; meant for tests, benchmarks and comparison).
  * Returns 0 or DW_ERR_UNSUPPORTED (the selection is then unchanged).
  */
-int dw_crc32c_set_impl(dw_crc32c_impl impl);
+DW_EXTERN int dw_crc32c_set_impl(dw_crc32c_impl impl);
 
 /** The implementation in use now (never AUTO once resolved). */
-dw_crc32c_impl dw_crc32c_get_impl(void);
+DW_EXTERN dw_crc32c_impl dw_crc32c_get_impl(void);
 
 /** Short name of an implementation: "auto", "portable", "sse42", ... */
-const char *dw_crc32c_impl_name(dw_crc32c_impl impl);
+DW_EXTERN const char *dw_crc32c_impl_name(dw_crc32c_impl impl);
 
 #ifdef __cplusplus
 }

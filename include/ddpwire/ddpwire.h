@@ -1,76 +1,48 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * ddpwire — wire protocols for direct data placement over IP networks.
+ * ddpwire: wire protocols for direct data placement over IP networks.
+ * The umbrella header: includes every public header of the library.
  *
- * This header holds what every protocol module shares: the library
- * version, the error codes and their names. The protocol headers
- * (<ddpwire/crc32c.h>, <ddpwire/mpa.h>, ...) include it.
+ *   common.h       export macro, version, error codes
+ *   crc32c.h       CRC32c (portable and x86 fast paths)
+ *   mpa.h          MPA sender and in-order receiver
+ *   mpa_seg.h      MPA segment receiver (out-of-order placement)
+ *   mpa_startup.h  MPA start-up frames and negotiation (RFC 5044, 6581)
+ *   ift.h          IFT framing: codec, sender, receiver
+ *   framing.h      one interface over MPA or IFT (the socket adapter's)
+ *   ddp.h, rdmap.h DDP and RDMAP codecs
+ *   qp.h           a sans-I/O queue pair (Send, Write, Read, Terminate)
+ *   tcpopt.h       the TCP RDMA option (kind 25)
+ *   ipoib.h        IPoIB capability codecs and rules
+ *   ipoib_node.h   a sans-I/O IPoIB interface
+ *   pkt.h, reasm.h captured packets parsed, TCP reassembled per direction
+ *   mpa_check.h, ift_check.h   stream checkers for captures
+ *   dissect.h      captured packets in, per-connection events out
+ *   netsim.h, ipoib_sim.h      simulators (test equipment)
+ *   mpa_sock.h     the socket adapter (the only part that does I/O)
  */
 #ifndef DDPWIRE_DDPWIRE_H
 #define DDPWIRE_DDPWIRE_H
 
-#include <stddef.h>
-#include <stdint.h>
-#include <sys/types.h> /* ssize_t */
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-#define DW_VERSION_MAJOR 0
-#define DW_VERSION_MINOR 1
-#define DW_VERSION_PATCH 0
-#define DW_VERSION_STRING "0.1.0"
-
-/** Returns the library's version string, e.g. "0.1.0". */
-const char *dw_version(void);
-
-/*
- * Library error codes. Every function that can fail returns 0 (or a
- * non-negative count) on success and one of these negative values on
- * failure. DW_ERR_NEED_MORE ("need more bytes") is kept apart from
- * DW_ERR_MALFORMED ("these bytes can never be valid").
- *
- * Protocol error codes that a peer's stream provokes (MPA's 1/2/3, ...)
- * are not library errors: they have their own enums in the protocol
- * headers and are reported through callbacks.
- *
- * X(name, value, description)
- */
-#define DW_ERRORS(X)                                                          \
-    X(OK, 0, "success")                                                       \
-    X(NEED_MORE, -1, "need more bytes")                                       \
-    X(MALFORMED, -2, "malformed input")                                       \
-    X(INVAL, -3, "invalid argument")                                          \
-    X(NOMEM, -4, "out of memory")                                             \
-    X(NOSPACE, -5, "output buffer too small")                                 \
-    X(EMPTY, -6, "record of zero octets")                                     \
-    X(TOO_LONG, -7, "record longer than the protocol allows")                 \
-    X(PROTO, -8, "protocol error reported; stream stopped")                   \
-    X(UNSUPPORTED, -9, "not supported on this machine or build")              \
-    X(STATE, -10, "operation not allowed in this state")                      \
-    X(IO, -11, "system call failed (see errno)")                              \
-    X(TIMEOUT, -12, "timed out")                                              \
-    X(REJECTED, -13, "the peer rejected the MPA connection")                  \
-    X(ENABLEMENT, -14, "the peer does not speak MPA in this start-up mode")   \
-    X(CLOSED, -15, "connection closed")
-
-/** The last (most negative) DW_ERR_* value. */
-#define DW_ERR_LAST DW_ERR_CLOSED
-
-typedef enum dw_err {
-#define DW_ERR_ENUM_(name, value, text) DW_ERR_##name = (value),
-    DW_ERRORS(DW_ERR_ENUM_)
-#undef DW_ERR_ENUM_
-} dw_err;
-
-/** Human-readable description of a DW_ERR_* value ("need more bytes"). */
-const char *dw_strerror(int err);
-
-/** Symbolic name of a DW_ERR_* value ("DW_ERR_NEED_MORE"). */
-const char *dw_err_name(int err);
-
-#ifdef __cplusplus
-}
-#endif
+#include <ddpwire/common.h>
+#include <ddpwire/crc32c.h>
+#include <ddpwire/mpa.h>
+#include <ddpwire/mpa_seg.h>
+#include <ddpwire/mpa_startup.h>
+#include <ddpwire/ift.h>
+#include <ddpwire/framing.h>
+#include <ddpwire/ddp.h>
+#include <ddpwire/rdmap.h>
+#include <ddpwire/qp.h>
+#include <ddpwire/tcpopt.h>
+#include <ddpwire/ipoib.h>
+#include <ddpwire/ipoib_node.h>
+#include <ddpwire/pkt.h>
+#include <ddpwire/reasm.h>
+#include <ddpwire/mpa_check.h>
+#include <ddpwire/ift_check.h>
+#include <ddpwire/netsim.h>
+#include <ddpwire/ipoib_sim.h>
+#include <ddpwire/mpa_sock.h>
 
 #endif /* DDPWIRE_DDPWIRE_H */

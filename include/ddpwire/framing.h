@@ -26,10 +26,10 @@ typedef enum dw_framing {
 } dw_framing;
 
 /** "mpa" or "ift" ("?" for other values). */
-const char *dw_framing_name(dw_framing f);
+DW_EXTERN const char *dw_framing_name(dw_framing f);
 
 /** Parses "mpa" or "ift". Returns 0 or DW_ERR_INVAL. */
-int dw_framing_parse(const char *name, dw_framing *f);
+DW_EXTERN int dw_framing_parse(const char *name, dw_framing *f);
 
 /* ------------------------------------------------------------------ */
 /* Sender                                                              */
@@ -46,27 +46,27 @@ typedef struct dw_fr_tx_settings {
 } dw_fr_tx_settings;
 
 /** Both framings' defaults, and the framing given. */
-void dw_fr_tx_settings_default(dw_fr_tx_settings *s, dw_framing f);
+DW_EXTERN void dw_fr_tx_settings_default(dw_fr_tx_settings *s, dw_framing f);
 
 /** Creates a sender for s->framing. Returns 0, DW_ERR_INVAL, DW_ERR_NOMEM. */
-int dw_fr_tx_new(dw_fr_tx **ptx, const dw_fr_tx_settings *s);
+DW_EXTERN int dw_fr_tx_new(dw_fr_tx **ptx, const dw_fr_tx_settings *s);
 
 /** Frees a sender; NULL is allowed. */
-void dw_fr_tx_del(dw_fr_tx *tx);
+DW_EXTERN void dw_fr_tx_del(dw_fr_tx *tx);
 
-dw_framing dw_fr_tx_framing(const dw_fr_tx *tx);
+DW_EXTERN dw_framing dw_fr_tx_framing(const dw_fr_tx *tx);
 
 /** Follows an EMSS change: MPA's MULPDU follows it; IFT ignores it. */
-int dw_fr_tx_set_emss(dw_fr_tx *tx, uint32_t emss);
+DW_EXTERN int dw_fr_tx_set_emss(dw_fr_tx *tx, uint32_t emss);
 
 /**
  * Largest PDU (header + payload) to send: MULPDU for MPA (MPA 7.3.1, so an
  * FPDU fits a segment), 65535 payload octets for IFT (its size field).
  */
-size_t dw_fr_tx_max_pdu(const dw_fr_tx *tx);
+DW_EXTERN size_t dw_fr_tx_max_pdu(const dw_fr_tx *tx);
 
 /** Wire length of the next frame for a PDU of hlen + plen octets. */
-size_t dw_fr_tx_frame_len(const dw_fr_tx *tx, size_t hlen, size_t plen);
+DW_EXTERN size_t dw_fr_tx_frame_len(const dw_fr_tx *tx, size_t hlen, size_t plen);
 
 /** iovecs one frame can need (either framing). */
 #define DW_FR_FRAME_IOV_MAX DW_MPA_FPDU_IOV_MAX
@@ -87,12 +87,12 @@ typedef struct dw_fr_frame_info {
  * DW_ERR_TOO_LONG, DW_ERR_NOSPACE, DW_ERR_INVAL); on error nothing is
  * framed. MPA refuses an empty PDU; IFT allows it. info may be NULL.
  */
-ssize_t dw_fr_tx_frame(dw_fr_tx *tx, const void *hdr, size_t hlen,
+DW_EXTERN ssize_t dw_fr_tx_frame(dw_fr_tx *tx, const void *hdr, size_t hlen,
                        const void *payload, size_t plen, struct iovec *iov,
                        size_t iovcap, dw_fr_frame_info *info);
 
 /** The same into a contiguous buffer (payload copied with a fused CRC). */
-ssize_t dw_fr_tx_frame_into(dw_fr_tx *tx, const void *hdr, size_t hlen,
+DW_EXTERN ssize_t dw_fr_tx_frame_into(dw_fr_tx *tx, const void *hdr, size_t hlen,
                             const void *payload, size_t plen, uint8_t *out,
                             size_t cap, dw_fr_frame_info *info);
 
@@ -119,7 +119,7 @@ typedef struct dw_fr_error {
 } dw_fr_error;
 
 /** "MPA error 2: CRC mismatch"-style text for e (static storage). */
-const char *dw_fr_error_str(const dw_fr_error *e);
+DW_EXTERN const char *dw_fr_error_str(const dw_fr_error *e);
 
 typedef struct dw_fr_rx_callbacks {
     /**
@@ -148,33 +148,33 @@ typedef struct dw_fr_rx_settings {
 } dw_fr_rx_settings;
 
 /** Both framings' defaults, and the framing given. */
-void dw_fr_rx_settings_default(dw_fr_rx_settings *s, dw_framing f);
+DW_EXTERN void dw_fr_rx_settings_default(dw_fr_rx_settings *s, dw_framing f);
 
 /** Creates a receiver; callbacks must have on_pdu. */
-int dw_fr_rx_new(dw_fr_rx **prx, const dw_fr_rx_settings *s,
+DW_EXTERN int dw_fr_rx_new(dw_fr_rx **prx, const dw_fr_rx_settings *s,
                  const dw_fr_rx_callbacks *callbacks, void *user_data);
 
 /** Frees a receiver; NULL is allowed. */
-void dw_fr_rx_del(dw_fr_rx *rx);
+DW_EXTERN void dw_fr_rx_del(dw_fr_rx *rx);
 
 /**
  * Feeds the next len octets of the stream (any chunking). Returns octets
  * consumed (len, or fewer after on_pdu returned non-zero), DW_ERR_PROTO
  * once an error was reported, DW_ERR_INVAL.
  */
-ssize_t dw_fr_rx_feed(dw_fr_rx *rx, const void *in, size_t len);
+DW_EXTERN ssize_t dw_fr_rx_feed(dw_fr_rx *rx, const void *in, size_t len);
 
 /** The stream ended (code 1 unless it ended between frames): 0 or DW_ERR_PROTO. */
-int dw_fr_rx_close(dw_fr_rx *rx, dw_mpa_close_reason reason);
+DW_EXTERN int dw_fr_rx_close(dw_fr_rx *rx, dw_mpa_close_reason reason);
 
 /** Octets consumed since the framing began. */
-uint64_t dw_fr_rx_offset(const dw_fr_rx *rx);
+DW_EXTERN uint64_t dw_fr_rx_offset(const dw_fr_rx *rx);
 
 /** PDUs delivered so far. */
-uint64_t dw_fr_rx_delivered(const dw_fr_rx *rx);
+DW_EXTERN uint64_t dw_fr_rx_delivered(const dw_fr_rx *rx);
 
 /** The protocol error code reported so far, or 0. */
-int dw_fr_rx_failed(const dw_fr_rx *rx);
+DW_EXTERN int dw_fr_rx_failed(const dw_fr_rx *rx);
 
 #ifdef __cplusplus
 }

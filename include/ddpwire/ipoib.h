@@ -31,7 +31,7 @@
 #ifndef DDPWIRE_IPOIB_H
 #define DDPWIRE_IPOIB_H
 
-#include <ddpwire/ddpwire.h>
+#include <ddpwire/common.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,7 +70,7 @@ typedef enum dw_ipoib_profile {
 } dw_ipoib_profile;
 
 /** Profile name: "draft" or "rfc4755". */
-const char *dw_ipoib_profile_name(dw_ipoib_profile p);
+DW_EXTERN const char *dw_ipoib_profile_name(dw_ipoib_profile p);
 
 /*
  * Capabilities, independent of how a profile writes them on the wire.
@@ -92,14 +92,14 @@ const char *dw_ipoib_profile_name(dw_ipoib_profile p);
 #define DW_IPOIB_RFC4755_FLAG_UC 0x40u
 
 /** The capabilities a profile can express (draft: all; RFC 4755: RC, UC). */
-unsigned dw_ipoib_profile_caps(dw_ipoib_profile p);
+DW_EXTERN unsigned dw_ipoib_profile_caps(dw_ipoib_profile p);
 
 /**
  * The flags octet advertising caps (draft 2.0: set only the flags of
  * capabilities supported; reserved bits are sent as zero). Capabilities the
  * profile cannot express are left out.
  */
-uint8_t dw_ipoib_flags_encode(dw_ipoib_profile p, unsigned caps);
+DW_EXTERN uint8_t dw_ipoib_flags_encode(dw_ipoib_profile p, unsigned caps);
 
 /**
  * The capabilities a received flags octet offers, restricted to those we
@@ -107,10 +107,10 @@ uint8_t dw_ipoib_flags_encode(dw_ipoib_profile p, unsigned caps);
  * and flags of capabilities not in supported are ignored. A UD-only
  * interface (supported 0) ignores every flag.
  */
-unsigned dw_ipoib_flags_decode(dw_ipoib_profile p, uint8_t flags, unsigned supported);
+DW_EXTERN unsigned dw_ipoib_flags_decode(dw_ipoib_profile p, uint8_t flags, unsigned supported);
 
 /** Non-zero when qpn can name an IPoIB UD queue pair (not 0, 1 or 0xFFFFFF). */
-int dw_ipoib_qpn_valid(uint32_t qpn);
+DW_EXTERN int dw_ipoib_qpn_valid(uint32_t qpn);
 
 /* ------------------------------------------------------------------ */
 /* Link-layer address (20 octets)                                      */
@@ -126,27 +126,27 @@ typedef struct dw_ipoib_addr {
 } dw_ipoib_addr;
 
 /** Decodes 20 octets: returns 20 or DW_ERR_NEED_MORE; every value is valid. */
-ssize_t dw_ipoib_addr_decode(dw_ipoib_addr *out, const uint8_t *in, size_t len);
+DW_EXTERN ssize_t dw_ipoib_addr_decode(dw_ipoib_addr *out, const uint8_t *in, size_t len);
 
 /** Encodes 20 octets; DW_ERR_INVAL when qpn does not fit in 24 bits. */
-ssize_t dw_ipoib_addr_encode(uint8_t *out, size_t cap, const dw_ipoib_addr *a);
+DW_EXTERN ssize_t dw_ipoib_addr_encode(uint8_t *out, size_t cap, const dw_ipoib_addr *a);
 
 /**
  * Formats as 20 colon-separated hex octets (59 characters), the way Linux
  * shows an InfiniBand hardware address. Returns the length or
  * DW_ERR_NOSPACE (cap must be at least 60).
  */
-int dw_ipoib_addr_format(char *buf, size_t cap, const dw_ipoib_addr *a);
+DW_EXTERN int dw_ipoib_addr_format(char *buf, size_t cap, const dw_ipoib_addr *a);
 
 /**
  * The multicast GID of an IPv4 group (RFC 4391 4.1): ff12:401b:<pkey>::
  * with the group's low 28 bits at the end; 255.255.255.255 maps to the
  * broadcast GID ff12:401b:<pkey>::ffff:ffff. group in host order.
  */
-void dw_ipoib_mgid_ipv4(uint8_t gid[DW_IPOIB_GID_LEN], uint32_t group, uint16_t pkey);
+DW_EXTERN void dw_ipoib_mgid_ipv4(uint8_t gid[DW_IPOIB_GID_LEN], uint32_t group, uint16_t pkey);
 
 /** Non-zero when gid is a multicast GID (first octet 0xff). */
-int dw_ipoib_gid_is_mcast(const uint8_t gid[DW_IPOIB_GID_LEN]);
+DW_EXTERN int dw_ipoib_gid_is_mcast(const uint8_t gid[DW_IPOIB_GID_LEN]);
 
 /* ------------------------------------------------------------------ */
 /* Service IDs (draft 4.0)                                             */
@@ -181,42 +181,42 @@ typedef struct dw_ipoib_sid {
 } dw_ipoib_sid;
 
 /** The service ID for protocol and subfield (reserved octets zero). */
-uint64_t dw_ipoib_sid_make(uint8_t protocol, uint16_t subfield);
+DW_EXTERN uint64_t dw_ipoib_sid_make(uint8_t protocol, uint16_t subfield);
 
 /**
  * The service ID for a packet's protocol and destination port: the port for
  * TCP, UDP and SCTP (rule 2), zero (all) for every other protocol (4.1).
  */
-uint64_t dw_ipoib_sid_for(uint8_t protocol, uint16_t port);
+DW_EXTERN uint64_t dw_ipoib_sid_for(uint8_t protocol, uint16_t port);
 
 /** Splits a service ID; DW_ERR_MALFORMED when it is not in the IETF block. */
-int dw_ipoib_sid_split(dw_ipoib_sid *out, uint64_t sid);
+DW_EXTERN int dw_ipoib_sid_split(dw_ipoib_sid *out, uint64_t sid);
 
 /** Decodes 8 octets: 8, DW_ERR_NEED_MORE, or DW_ERR_MALFORMED (not IETF). */
-ssize_t dw_ipoib_sid_decode(dw_ipoib_sid *out, const uint8_t *in, size_t len);
+DW_EXTERN ssize_t dw_ipoib_sid_decode(dw_ipoib_sid *out, const uint8_t *in, size_t len);
 
 /** Encodes 8 octets, reserved octets zero. */
-ssize_t dw_ipoib_sid_encode(uint8_t *out, size_t cap, const dw_ipoib_sid *s);
+DW_EXTERN ssize_t dw_ipoib_sid_encode(uint8_t *out, size_t cap, const dw_ipoib_sid *s);
 
 /**
  * Writes the text form of any 64-bit service ID ("1:0:0:6:0:0:0:28").
  * Returns the length (without the NUL) or DW_ERR_NOSPACE.
  */
-int dw_ipoib_sid_format(char *buf, size_t cap, uint64_t sid);
+DW_EXTERN int dw_ipoib_sid_format(char *buf, size_t cap, uint64_t sid);
 
 /**
  * Parses the text form: exactly eight groups of one or two hex digits
  * separated by single colons, nothing else. Returns 0 or DW_ERR_MALFORMED.
  * Any 64-bit value parses; dw_ipoib_sid_split() judges the block.
  */
-int dw_ipoib_sid_parse(uint64_t *out, const char *text);
+DW_EXTERN int dw_ipoib_sid_parse(uint64_t *out, const char *text);
 
 /**
  * Whether a service bound as bound serves a request for wanted: the same
  * protocol, and the same subfield or a bound subfield of zero (rule 1,
  * the wildcard). Reserved octets are ignored. 0 when either is not IETF.
  */
-int dw_ipoib_sid_match(uint64_t bound, uint64_t wanted);
+DW_EXTERN int dw_ipoib_sid_match(uint64_t bound, uint64_t wanted);
 
 /** Which connected-mode service ID an RFC 4755 interface sends. */
 typedef enum dw_ipoib_sid_style {
@@ -230,13 +230,13 @@ typedef enum dw_ipoib_sid_style {
 #define DW_IPOIB_SID_LINUX_BASE 0x1000000000000000ull
 
 /** The RFC 4755 connected-mode service ID of a UD QPN (24 bits). */
-uint64_t dw_ipoib_sid_cm(dw_ipoib_sid_style style, uint32_t ud_qpn);
+DW_EXTERN uint64_t dw_ipoib_sid_cm(dw_ipoib_sid_style style, uint32_t ud_qpn);
 
 /**
  * Reads a connected-mode service ID: its style and UD QPN. Returns 0, or
  * DW_ERR_MALFORMED when it is neither form (bits 24..55 must be zero).
  */
-int dw_ipoib_sid_cm_parse(uint64_t sid, dw_ipoib_sid_style *style, uint32_t *ud_qpn);
+DW_EXTERN int dw_ipoib_sid_cm_parse(uint64_t sid, dw_ipoib_sid_style *style, uint32_t *ud_qpn);
 
 /* ------------------------------------------------------------------ */
 /* Private data                                                        */
@@ -266,15 +266,15 @@ typedef struct dw_ipoib_pd {
  * SIDR private data (8 octets). DW_ERR_MALFORMED for a non-zero pad or a
  * QPN that cannot be an IPoIB UD QPN.
  */
-ssize_t dw_ipoib_sidr_pd_decode(dw_ipoib_pd *out, const uint8_t *in, size_t len);
-ssize_t dw_ipoib_sidr_pd_encode(uint8_t *out, size_t cap, const dw_ipoib_pd *pd);
+DW_EXTERN ssize_t dw_ipoib_sidr_pd_decode(dw_ipoib_pd *out, const uint8_t *in, size_t len);
+DW_EXTERN ssize_t dw_ipoib_sidr_pd_encode(uint8_t *out, size_t cap, const dw_ipoib_pd *pd);
 
 /**
  * CM REQ/REP private data (12 octets): as SIDR plus the MTU, which must be
  * DW_IPOIB_MTU_MIN..DW_IPOIB_MTU_LIMIT.
  */
-ssize_t dw_ipoib_cm_pd_decode(dw_ipoib_pd *out, const uint8_t *in, size_t len);
-ssize_t dw_ipoib_cm_pd_encode(uint8_t *out, size_t cap, const dw_ipoib_pd *pd);
+DW_EXTERN ssize_t dw_ipoib_cm_pd_decode(dw_ipoib_pd *out, const uint8_t *in, size_t len);
+DW_EXTERN ssize_t dw_ipoib_cm_pd_encode(uint8_t *out, size_t cap, const dw_ipoib_pd *pd);
 
 /**
  * RFC 4755 private data (8 octets): a 32-bit word whose low 24 bits are the
@@ -289,8 +289,8 @@ typedef struct dw_ipoib_rfc_pd {
 } dw_ipoib_rfc_pd;
 
 /** DW_ERR_MALFORMED for an invalid QPN or an MTU outside 72..2^31. */
-ssize_t dw_ipoib_rfc_pd_decode(dw_ipoib_rfc_pd *out, const uint8_t *in, size_t len);
-ssize_t dw_ipoib_rfc_pd_encode(uint8_t *out, size_t cap, const dw_ipoib_rfc_pd *pd);
+DW_EXTERN ssize_t dw_ipoib_rfc_pd_decode(dw_ipoib_rfc_pd *out, const uint8_t *in, size_t len);
+DW_EXTERN ssize_t dw_ipoib_rfc_pd_encode(uint8_t *out, size_t cap, const dw_ipoib_rfc_pd *pd);
 
 /** REJ reasons used here (InfiniBand CM REJ Reason field). */
 #define DW_IPOIB_REJ_NO_RESOURCES 3u /* draft 3.2: MTU not acceptable */
@@ -312,14 +312,14 @@ typedef struct dw_ipoib_rej {
  * octets (an all-zero block means no MTU offered) and returns 12; other
  * reasons carry nothing of ours: returns 0 with pd zeroed.
  */
-ssize_t dw_ipoib_rej_decode(dw_ipoib_rej *out, uint16_t reason, const uint8_t *pd,
+DW_EXTERN ssize_t dw_ipoib_rej_decode(dw_ipoib_rej *out, uint16_t reason, const uint8_t *pd,
                             size_t len);
 
 /**
  * Writes a REJ's private data: 12 octets for reason 3, nothing (0) for
  * others. DW_ERR_INVAL when an MTU is given with a reason other than 3.
  */
-ssize_t dw_ipoib_rej_encode(uint8_t *out, size_t cap, const dw_ipoib_rej *r);
+DW_EXTERN ssize_t dw_ipoib_rej_encode(uint8_t *out, size_t cap, const dw_ipoib_rej *r);
 
 /* ------------------------------------------------------------------ */
 /* Encapsulation header, ARP, capture pseudo-header                    */
@@ -331,8 +331,8 @@ typedef struct dw_ipoib_hdr {
     uint16_t reserved;
 } dw_ipoib_hdr;
 
-ssize_t dw_ipoib_hdr_decode(dw_ipoib_hdr *out, const uint8_t *in, size_t len);
-ssize_t dw_ipoib_hdr_encode(uint8_t *out, size_t cap, const dw_ipoib_hdr *h);
+DW_EXTERN ssize_t dw_ipoib_hdr_decode(dw_ipoib_hdr *out, const uint8_t *in, size_t len);
+DW_EXTERN ssize_t dw_ipoib_hdr_encode(uint8_t *out, size_t cap, const dw_ipoib_hdr *h);
 
 /** IPv4 ARP over InfiniBand (RFC 4391 5): hardware type 32, 20-octet addresses. */
 #define DW_IPOIB_ARP_LEN 56u
@@ -353,8 +353,8 @@ typedef struct dw_ipoib_arp {
  * Decodes an ARP packet (after the IPoIB header). DW_ERR_MALFORMED unless
  * hardware type 32, protocol 0x0800, lengths 20 and 4, operation 1 or 2.
  */
-ssize_t dw_ipoib_arp_decode(dw_ipoib_arp *out, const uint8_t *in, size_t len);
-ssize_t dw_ipoib_arp_encode(uint8_t *out, size_t cap, const dw_ipoib_arp *a);
+DW_EXTERN ssize_t dw_ipoib_arp_decode(dw_ipoib_arp *out, const uint8_t *in, size_t len);
+DW_EXTERN ssize_t dw_ipoib_arp_encode(uint8_t *out, size_t cap, const dw_ipoib_arp *a);
 
 /*
  * pcap link type 242 (LINKTYPE_IPOIB) as Wireshark reads it: a 40-octet
@@ -377,8 +377,8 @@ typedef struct dw_ipoib_lt242 {
     uint8_t dgid[DW_IPOIB_GID_LEN];
 } dw_ipoib_lt242;
 
-ssize_t dw_ipoib_lt242_decode(dw_ipoib_lt242 *out, const uint8_t *in, size_t len);
-ssize_t dw_ipoib_lt242_encode(uint8_t *out, size_t cap, const dw_ipoib_lt242 *h);
+DW_EXTERN ssize_t dw_ipoib_lt242_decode(dw_ipoib_lt242 *out, const uint8_t *in, size_t len);
+DW_EXTERN ssize_t dw_ipoib_lt242_encode(uint8_t *out, size_t cap, const dw_ipoib_lt242 *h);
 
 /* ------------------------------------------------------------------ */
 /* Negotiation rules (lib/ipoib_nego.c)                                */
@@ -395,20 +395,20 @@ typedef enum dw_ipoib_mode {
 #define DW_IPOIB_MODE_COUNT 5
 
 /** "UD", "QPN", "UC", "RD", "RC". */
-const char *dw_ipoib_mode_name(dw_ipoib_mode m);
+DW_EXTERN const char *dw_ipoib_mode_name(dw_ipoib_mode m);
 
 /** The capability bit of a mode (0 for UD). */
-unsigned dw_ipoib_mode_cap(dw_ipoib_mode m);
+DW_EXTERN unsigned dw_ipoib_mode_cap(dw_ipoib_mode m);
 
 /** Non-zero for RC, UC and RD (set up with CM REQ/REP). */
-int dw_ipoib_mode_connected(dw_ipoib_mode m);
+DW_EXTERN int dw_ipoib_mode_connected(dw_ipoib_mode m);
 
 /**
  * The best mode both sides support (draft 1.0, 2.0): RC, then RD, UC and
  * QPN; UD when they share nothing. peer_caps is what the peer's flags
  * offered (already restricted by dw_ipoib_flags_decode()).
  */
-dw_ipoib_mode dw_ipoib_choose(unsigned local_caps, unsigned peer_caps);
+DW_EXTERN dw_ipoib_mode dw_ipoib_choose(unsigned local_caps, unsigned peer_caps);
 
 /** An interface's MTU policy for connected links. */
 typedef struct dw_ipoib_mtu_policy {
@@ -421,10 +421,10 @@ typedef struct dw_ipoib_mtu_policy {
 } dw_ipoib_mtu_policy;
 
 /** Checks min <= offer <= max and all within 68..2^31; 0 or DW_ERR_INVAL. */
-int dw_ipoib_mtu_policy_check(const dw_ipoib_mtu_policy *p);
+DW_EXTERN int dw_ipoib_mtu_policy_check(const dw_ipoib_mtu_policy *p);
 
 /** The link MTU: the smaller of both values (draft 3.2 MUST). */
-uint32_t dw_ipoib_mtu_agree(uint32_t a, uint32_t b);
+DW_EXTERN uint32_t dw_ipoib_mtu_agree(uint32_t a, uint32_t b);
 
 /** What a responder does with a REQ's MTU. */
 typedef enum dw_ipoib_req_verdict {
@@ -441,7 +441,7 @@ typedef enum dw_ipoib_req_verdict {
  * no MTU in REJ and always accepts (each side then sends at most the
  * other's MTU, which is the smaller value too).
  */
-dw_ipoib_req_verdict dw_ipoib_on_req_mtu(dw_ipoib_profile p, const dw_ipoib_mtu_policy *pol,
+DW_EXTERN dw_ipoib_req_verdict dw_ipoib_on_req_mtu(dw_ipoib_profile p, const dw_ipoib_mtu_policy *pol,
                                          uint32_t req_mtu, uint32_t *mtu_out,
                                          uint32_t *link_mtu);
 
@@ -453,7 +453,7 @@ typedef enum dw_ipoib_rep_verdict {
     DW_IPOIB_REP_DISCONNECT = 1
 } dw_ipoib_rep_verdict;
 
-dw_ipoib_rep_verdict dw_ipoib_on_rep_mtu(const dw_ipoib_mtu_policy *pol, uint32_t req_mtu,
+DW_EXTERN dw_ipoib_rep_verdict dw_ipoib_on_rep_mtu(const dw_ipoib_mtu_policy *pol, uint32_t req_mtu,
                                          uint32_t rep_mtu, uint32_t *link_mtu);
 
 /**
@@ -461,7 +461,7 @@ dw_ipoib_rep_verdict dw_ipoib_on_rep_mtu(const dw_ipoib_mtu_policy *pol, uint32_
  * our min..max and retries left: returns 1 and *retry_mtu (send a new REQ
  * with it); anything else: 0 (give up: fall back to UD).
  */
-int dw_ipoib_on_rej(dw_ipoib_profile p, const dw_ipoib_mtu_policy *pol, const dw_ipoib_rej *rej,
+DW_EXTERN int dw_ipoib_on_rej(dw_ipoib_profile p, const dw_ipoib_mtu_policy *pol, const dw_ipoib_rej *rej,
                     unsigned retries_left, uint32_t *retry_mtu);
 
 /** What kind of packet (draft 3.3 treats them differently). */
@@ -477,13 +477,13 @@ typedef enum dw_ipoib_pkt_class {
  * ARP; IPv6 neighbour discovery; multicast or broadcast destinations;
  * unicast. Short or unknown packets count as unicast.
  */
-dw_ipoib_pkt_class dw_ipoib_classify(uint16_t type, const uint8_t *pkt, size_t len);
+DW_EXTERN dw_ipoib_pkt_class dw_ipoib_classify(uint16_t type, const uint8_t *pkt, size_t len);
 
 /**
  * Whether a packet of class c may be sent over a link of mode m
  * (draft 3.3): ARP/ND and multicast only over UD; unicast over any link.
  */
-int dw_ipoib_tx_allowed(dw_ipoib_pkt_class c, dw_ipoib_mode m);
+DW_EXTERN int dw_ipoib_tx_allowed(dw_ipoib_pkt_class c, dw_ipoib_mode m);
 
 /**
  * Whether a packet of class c received over mode m is processed
@@ -491,7 +491,7 @@ int dw_ipoib_tx_allowed(dw_ipoib_pkt_class c, dw_ipoib_mode m);
  * processed; connected links carry only unicast, so ARP/ND or multicast
  * arriving over one is dropped.
  */
-int dw_ipoib_rx_allowed(dw_ipoib_pkt_class c, dw_ipoib_mode m);
+DW_EXTERN int dw_ipoib_rx_allowed(dw_ipoib_pkt_class c, dw_ipoib_mode m);
 
 /** The links to one peer that are up, with their MTUs. */
 typedef struct dw_ipoib_links {
@@ -506,7 +506,7 @@ typedef struct dw_ipoib_links {
  * MTU holds len. Returns the mode, or DW_ERR_TOO_LONG when none can carry
  * it (the IP layer must fragment), DW_ERR_INVAL for bad arguments.
  */
-int dw_ipoib_route(dw_ipoib_pkt_class c, const dw_ipoib_links *links, size_t len);
+DW_EXTERN int dw_ipoib_route(dw_ipoib_pkt_class c, const dw_ipoib_links *links, size_t len);
 
 #ifdef __cplusplus
 }

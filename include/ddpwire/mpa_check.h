@@ -29,6 +29,7 @@
 
 #include <ddpwire/mpa.h>
 #include <ddpwire/reasm.h>
+#include <ddpwire/mpa_startup.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -95,7 +96,7 @@ typedef struct dw_mpa_check_settings {
 } dw_mpa_check_settings;
 
 /** Fills settings with the defaults described above. */
-void dw_mpa_check_settings_default(dw_mpa_check_settings *settings);
+DW_EXTERN void dw_mpa_check_settings_default(dw_mpa_check_settings *settings);
 
 /** A CRC's verdict. */
 typedef enum dw_mpa_check_crc {
@@ -234,11 +235,11 @@ typedef struct dw_mpa_check_callbacks {
  * Creates a checker; settings may be NULL for the defaults. Allocates its
  * search buffer here. Returns 0, DW_ERR_INVAL or DW_ERR_NOMEM.
  */
-int dw_mpa_check_new(dw_mpa_check **pc, const dw_mpa_check_settings *settings,
+DW_EXTERN int dw_mpa_check_new(dw_mpa_check **pc, const dw_mpa_check_settings *settings,
                      const dw_mpa_check_callbacks *callbacks, void *user_data);
 
 /** Frees a checker; NULL is allowed. */
-void dw_mpa_check_del(dw_mpa_check *c);
+DW_EXTERN void dw_mpa_check_del(dw_mpa_check *c);
 
 /**
  * The mode this direction negotiated (markers iff the peer's frame set M,
@@ -246,24 +247,24 @@ void dw_mpa_check_del(dw_mpa_check *c);
  * frames. Overrides settings of -1; a later disagreement with the FPDUs
  * is an EV_MODE event. Returns 0 or DW_ERR_INVAL.
  */
-int dw_mpa_check_set_mode(dw_mpa_check *c, int markers, int crc);
+DW_EXTERN int dw_mpa_check_set_mode(dw_mpa_check *c, int markers, int crc);
 
 /**
  * Feeds in-order octets (a dw_reasm on_data call: pass its chunk).
  * Returns 0, DW_ERR_INVAL or DW_ERR_STATE (called from a callback).
  */
-int dw_mpa_check_data(dw_mpa_check *c, const uint8_t *data, size_t len,
+DW_EXTERN int dw_mpa_check_data(dw_mpa_check *c, const uint8_t *data, size_t len,
                       const dw_reasm_chunk *chunk);
 
 /** Octets missing (a dw_reasm on_gap call). Returns 0 or an error as above. */
-int dw_mpa_check_gap(dw_mpa_check *c, const dw_reasm_gap *gap);
+DW_EXTERN int dw_mpa_check_gap(dw_mpa_check *c, const dw_reasm_gap *gap);
 
 /**
  * The stream ended (FIN, RST, or the end of the capture): an FPDU cut
  * short is reported (EV_TRUNCATED, with its FPDU record, CRC MISSING).
  * Returns 0 or an error as above.
  */
-int dw_mpa_check_end(dw_mpa_check *c);
+DW_EXTERN int dw_mpa_check_end(dw_mpa_check *c);
 
 /** What the checker has learned and counted. */
 typedef struct dw_mpa_check_stats {
@@ -302,10 +303,10 @@ typedef struct dw_mpa_check_stats {
 } dw_mpa_check_stats;
 
 /** Copies the counters. */
-void dw_mpa_check_stats_get(const dw_mpa_check *c, dw_mpa_check_stats *stats);
+DW_EXTERN void dw_mpa_check_stats_get(const dw_mpa_check *c, dw_mpa_check_stats *stats);
 
 /** Short name of an event kind ("sync_lost"; the JSON kinds of `ddpwire dump`). */
-const char *dw_mpa_check_event_name(dw_mpa_check_event_kind kind);
+DW_EXTERN const char *dw_mpa_check_event_name(dw_mpa_check_event_kind kind);
 
 #ifdef __cplusplus
 }

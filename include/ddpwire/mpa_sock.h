@@ -15,6 +15,7 @@
 #define DDPWIRE_MPA_SOCK_H
 
 #include <ddpwire/framing.h>
+#include <ddpwire/mpa_startup.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,7 +74,7 @@ typedef struct dw_sock_opts {
 } dw_sock_opts;
 
 /** Defaults: immediate, markers and CRC, aligned, 10 s timeout. */
-void dw_sock_opts_default(dw_sock_opts *o);
+DW_EXTERN void dw_sock_opts_default(dw_sock_opts *o);
 
 typedef struct dw_sock dw_sock;
 
@@ -102,15 +103,15 @@ typedef struct dw_sock_info {
  * DW_ERR_REJECTED, DW_ERR_ENABLEMENT or DW_ERR_NOMEM. err (may be NULL)
  * receives one line saying what happened.
  */
-int dw_sock_connect(dw_sock **ps, const char *host, const char *port,
+DW_EXTERN int dw_sock_connect(dw_sock **ps, const char *host, const char *port,
                     const dw_sock_opts *o, char *err, size_t errlen);
 
 /** Opens a listening socket on host (NULL: any, IPv6 and IPv4) and port. */
-int dw_sock_listen(int *pfd, const char *host, const char *port, char *err,
+DW_EXTERN int dw_sock_listen(int *pfd, const char *host, const char *port, char *err,
                    size_t errlen);
 
 /** Accepts one connection on lfd and enters MPA mode as the responder. */
-int dw_sock_accept(dw_sock **ps, int lfd, const dw_sock_opts *o, char *err,
+DW_EXTERN int dw_sock_accept(dw_sock **ps, int lfd, const dw_sock_opts *o, char *err,
                    size_t errlen);
 
 /**
@@ -121,7 +122,7 @@ int dw_sock_accept(dw_sock **ps, int lfd, const dw_sock_opts *o, char *err,
  * partial writes are resumed, so a record is sent whole or the connection
  * has failed (MPA 7.3).
  */
-int dw_sock_send(dw_sock *s, const void *rec, size_t len);
+DW_EXTERN int dw_sock_send(dw_sock *s, const void *rec, size_t len);
 
 /**
  * Sends one record made of a header and a payload (hlen + plen octets,
@@ -129,14 +130,14 @@ int dw_sock_send(dw_sock *s, const void *rec, size_t len);
  * beyond the header into scratch: the queue pair's send callback
  * (qp.h) hands its ULPDUs here. Returns 0 or a DW_ERR_*.
  */
-int dw_sock_send_pdu(dw_sock *s, const void *hdr, size_t hlen, const void *payload,
+DW_EXTERN int dw_sock_send_pdu(dw_sock *s, const void *hdr, size_t hlen, const void *payload,
                      size_t plen);
 
 /**
  * Sends n records. Packed mode groups whole FPDUs up to EMSS per sendmsg;
  * aligned mode sends each FPDU as its own record.
  */
-int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n);
+DW_EXTERN int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n);
 
 /**
  * Reads what the socket has (blocking unless the descriptor is
@@ -151,30 +152,30 @@ int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n);
  * frame), DW_ERR_REJECTED,
  * DW_ERR_TIMEOUT, DW_ERR_IO.
  */
-ssize_t dw_sock_recv(dw_sock *s);
+DW_EXTERN ssize_t dw_sock_recv(dw_sock *s);
 
 /** Non-zero once the connection is in MPA mode (start-up complete). */
-int dw_sock_ready(const dw_sock *s);
+DW_EXTERN int dw_sock_ready(const dw_sock *s);
 
 /** Shuts down our sending direction (FIN) after what was sent. */
-int dw_sock_shutdown(dw_sock *s);
+DW_EXTERN int dw_sock_shutdown(dw_sock *s);
 
 /** The agreement and the current EMSS / MULPDU (re-read from TCP_MAXSEG).
  * Before MPA mode (or after a refused start-up) MULPDU is 0 and the
  * agreement holds what is known so far. */
-void dw_sock_get_info(dw_sock *s, dw_sock_info *info);
+DW_EXTERN void dw_sock_get_info(dw_sock *s, dw_sock_info *info);
 
-int dw_sock_fd(const dw_sock *s);
+DW_EXTERN int dw_sock_fd(const dw_sock *s);
 
 /**
  * Aborts the connection with a reset (RST) instead of a FIN, so the peer
  * learns that something went wrong (MPA itself never closes: MPA 9; this
  * is the ULP's choice), and frees everything; NULL is allowed.
  */
-void dw_sock_abort(dw_sock *s);
+DW_EXTERN void dw_sock_abort(dw_sock *s);
 
 /** Closes the connection and frees everything; NULL is allowed. */
-void dw_sock_close(dw_sock *s);
+DW_EXTERN void dw_sock_close(dw_sock *s);
 
 #ifdef __cplusplus
 }

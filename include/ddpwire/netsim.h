@@ -1,5 +1,5 @@
 /*
- * Internal: a deterministic network simulator between an MPA sender and
+ * A deterministic network simulator between an MPA sender and
  * the segment receiver (tests, `ddpwire analyze`, `ddpwire bench ooo`).
  *
  * It takes the sender's output (the framed octet stream and each FPDU's
@@ -15,10 +15,18 @@
  * Time is counted in slots, one per segment first sent. The simulator
  * allocates as it builds its schedule (it is not protocol code).
  */
-#ifndef DW_LIB_NETSIM_H
-#define DW_LIB_NETSIM_H
+#ifndef DDPWIRE_NETSIM_H
+#define DDPWIRE_NETSIM_H
 
-#include <ddpwire/mpa.h>
+#include <ddpwire/mpa_seg.h>
+
+#ifdef __cplusplus
+extern "C" {
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DDPWIRE_NETSIM_H */
 
 typedef enum dw_netsim_cut {
     DW_NETSIM_ALIGNED = 0, /* one FPDU per segment; longer ones split at EMSS */
@@ -90,4 +98,8 @@ size_t dw_netsim_recover(dw_netsim *s, uint32_t ack,
 
 void dw_netsim_stats_get(const dw_netsim *s, dw_netsim_stats *st);
 
+#ifdef __cplusplus
+}
 #endif
+
+#endif /* DDPWIRE_NETSIM_H */

@@ -28,7 +28,7 @@
 #ifndef DDPWIRE_PKT_H
 #define DDPWIRE_PKT_H
 
-#include <ddpwire/ddpwire.h>
+#include <ddpwire/common.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,7 +81,7 @@ typedef enum dw_pkt_reason {
 } dw_pkt_reason;
 
 /** Description of a reason ("capture ends inside the IP header"). */
-const char *dw_pkt_reason_str(dw_pkt_reason r);
+DW_EXTERN const char *dw_pkt_reason_str(dw_pkt_reason r);
 
 /** A checksum's verdict. */
 typedef enum dw_pkt_csum {
@@ -141,7 +141,7 @@ typedef struct dw_pkt_tcp {
  * (unfragmented only) and AH headers are walked, at most 8;
  * DW_ERR_INVAL for NULL. why (may be NULL) says which.
  */
-int dw_pkt_parse(dw_pkt_tcp *out, dw_pkt_reason *why, unsigned linktype,
+DW_EXTERN int dw_pkt_parse(dw_pkt_tcp *out, dw_pkt_reason *why, unsigned linktype,
                  const uint8_t *frame, size_t caplen, size_t wirelen,
                  unsigned flags);
 
@@ -177,16 +177,16 @@ typedef struct dw_pkt_build {
  * multiple of 4 or over 40, a packet over 65535 octets (IPv4) or a payload
  * over 65535 - header (IPv6), a VLAN ID over 4095, NULL pointers.
  */
-ssize_t dw_pkt_build_frame(uint8_t *out, size_t cap, const dw_pkt_build *b);
+DW_EXTERN ssize_t dw_pkt_build_frame(uint8_t *out, size_t cap, const dw_pkt_build *b);
 
 /**
  * RFC 1071 Internet checksum over n octets, continuing from sum (0 to
  * start; an odd n only for the last piece). Fold with dw_pkt_csum_fold().
  */
-uint32_t dw_pkt_csum_add(uint32_t sum, const uint8_t *p, size_t n);
+DW_EXTERN uint32_t dw_pkt_csum_add(uint32_t sum, const uint8_t *p, size_t n);
 
 /** The one's complement of the folded sum: the checksum field's value. */
-uint16_t dw_pkt_csum_fold(uint32_t sum);
+DW_EXTERN uint16_t dw_pkt_csum_fold(uint32_t sum);
 
 #ifdef __cplusplus
 }

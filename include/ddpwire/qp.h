@@ -21,6 +21,8 @@
 
 #include <ddpwire/ddp.h>
 #include <ddpwire/mpa.h>
+#include <ddpwire/mpa_startup.h>
+#include <ddpwire/rdmap.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -102,22 +104,22 @@ typedef struct dw_qp_settings {
 } dw_qp_settings;
 
 /** Fills s with the defaults above. */
-void dw_qp_settings_default(dw_qp_settings *s);
+DW_EXTERN void dw_qp_settings_default(dw_qp_settings *s);
 
 /**
  * Creates a queue pair (settings NULL: defaults). callbacks must have send
  * and on_wc. Returns 0, DW_ERR_INVAL or DW_ERR_NOMEM.
  */
-int dw_qp_new(dw_qp **pqp, const dw_qp_settings *settings,
+DW_EXTERN int dw_qp_new(dw_qp **pqp, const dw_qp_settings *settings,
               const dw_qp_callbacks *callbacks, void *user_data);
 
 /** Frees a queue pair; NULL is allowed. */
-void dw_qp_del(dw_qp *qp);
+DW_EXTERN void dw_qp_del(dw_qp *qp);
 
-dw_qp_state dw_qp_get_state(const dw_qp *qp);
+DW_EXTERN dw_qp_state dw_qp_get_state(const dw_qp *qp);
 
 /** Follows a MULPDU change (EMSS). Returns 0 or DW_ERR_INVAL. */
-int dw_qp_set_mulpdu(dw_qp *qp, uint32_t mulpdu);
+DW_EXTERN int dw_qp_set_mulpdu(dw_qp *qp, uint32_t mulpdu);
 
 /**
  * Registers len octets at addr (len > 0) as a region whose first octet has
@@ -125,17 +127,17 @@ int dw_qp_set_mulpdu(dw_qp *qp, uint32_t mulpdu);
  * Returns 0, DW_ERR_NOSPACE (max_mr in use), DW_ERR_INVAL (NULL, 0
  * octets, or base_to + len past 2^64).
  */
-int dw_qp_reg_mr(dw_qp *qp, void *addr, size_t len, uint64_t base_to,
+DW_EXTERN int dw_qp_reg_mr(dw_qp *qp, void *addr, size_t len, uint64_t base_to,
                  unsigned access, uint32_t *stag);
 
 /** Deregisters (or forgets an invalidated) STag. Returns 0 or DW_ERR_INVAL. */
-int dw_qp_dereg_mr(dw_qp *qp, uint32_t stag);
+DW_EXTERN int dw_qp_dereg_mr(dw_qp *qp, uint32_t stag);
 
 /**
  * Posts a receive buffer for the next Send (MSN order). Returns 0,
  * DW_ERR_NOSPACE (max_recv posted) or DW_ERR_INVAL.
  */
-int dw_qp_post_recv(dw_qp *qp, uint64_t wr_id, void *buf, size_t len);
+DW_EXTERN int dw_qp_post_recv(dw_qp *qp, uint64_t wr_id, void *buf, size_t len);
 
 /**
  * Sends a message of len octets (0 allowed) with opcode DW_RDMAP_SEND,
@@ -144,11 +146,11 @@ int dw_qp_post_recv(dw_qp *qp, uint64_t wr_id, void *buf, size_t len);
  * DW_QP_WC_SEND completion follows. Returns 0, DW_ERR_STATE (terminated,
  * or waiting for the RTR), DW_ERR_INVAL, or the send callback's error.
  */
-int dw_qp_send(dw_qp *qp, uint64_t wr_id, dw_rdmap_opcode op, uint32_t inv_stag,
+DW_EXTERN int dw_qp_send(dw_qp *qp, uint64_t wr_id, dw_rdmap_opcode op, uint32_t inv_stag,
                const void *buf, size_t len);
 
 /** RDMA Write of len octets to the peer's rstag at rto. As dw_qp_send(). */
-int dw_qp_write(dw_qp *qp, uint64_t wr_id, const void *buf, size_t len,
+DW_EXTERN int dw_qp_write(dw_qp *qp, uint64_t wr_id, const void *buf, size_t len,
                 uint32_t rstag, uint64_t rto);
 
 /**
@@ -158,7 +160,7 @@ int dw_qp_write(dw_qp *qp, uint64_t wr_id, const void *buf, size_t len,
  * DW_ERR_NOSPACE (ORD Reads outstanding), DW_ERR_INVAL (lstag, bounds),
  * DW_ERR_STATE, or the send callback's error.
  */
-int dw_qp_read(dw_qp *qp, uint64_t wr_id, uint32_t lstag, uint64_t lto,
+DW_EXTERN int dw_qp_read(dw_qp *qp, uint64_t wr_id, uint32_t lstag, uint64_t lto,
                uint32_t len, uint32_t rstag, uint64_t rto);
 
 /**
@@ -169,25 +171,25 @@ int dw_qp_read(dw_qp *qp, uint64_t wr_id, uint32_t lstag, uint64_t lto,
  * dw_qp_send/write/read return DW_ERR_STATE. Returns 0, DW_ERR_STATE (no
  * RTR configured, or already sent) or the callback's error.
  */
-int dw_qp_rtr(dw_qp *qp);
+DW_EXTERN int dw_qp_rtr(dw_qp *qp);
 
 /**
  * Feeds one verified ULPDU. Returns 0; DW_ERR_PROTO when it broke a rule
  * (a Terminate was sent and the queue pair stopped) or was the peer's
  * Terminate; DW_ERR_STATE once terminated; or the send callback's error.
  */
-int dw_qp_recv(dw_qp *qp, const uint8_t *ulpdu, size_t len);
+DW_EXTERN int dw_qp_recv(dw_qp *qp, const uint8_t *ulpdu, size_t len);
 
 /**
  * Sends a Terminate of our own (layer, error type, code; e.g. LLP/MPA
  * codes for an MPA error, or RFC 6581's insufficient IRD) and stops.
  * Returns 0, DW_ERR_STATE, DW_ERR_INVAL or the callback's error.
  */
-int dw_qp_terminate(dw_qp *qp, uint8_t layer, uint8_t etype, uint8_t code);
+DW_EXTERN int dw_qp_terminate(dw_qp *qp, uint8_t layer, uint8_t etype, uint8_t code);
 
 /** The Terminate sent or received (NULL before one). Its copied headers
  *  point into the queue pair and stay valid while it lives. */
-const dw_rdmap_term *dw_qp_last_term(const dw_qp *qp);
+DW_EXTERN const dw_rdmap_term *dw_qp_last_term(const dw_qp *qp);
 
 #ifdef __cplusplus
 }

@@ -39,7 +39,7 @@
 #ifndef DDPWIRE_REASM_H
 #define DDPWIRE_REASM_H
 
-#include <ddpwire/ddpwire.h>
+#include <ddpwire/common.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -156,17 +156,17 @@ typedef struct dw_reasm_settings {
 } dw_reasm_settings;
 
 /** Fills settings with the defaults described above. */
-void dw_reasm_settings_default(dw_reasm_settings *settings);
+DW_EXTERN void dw_reasm_settings_default(dw_reasm_settings *settings);
 
 /**
  * Creates a reassembler: settings may be NULL; callbacks must have
  * on_data; settings beyond the limits above are DW_ERR_INVAL. Returns 0, DW_ERR_INVAL or DW_ERR_NOMEM.
  */
-int dw_reasm_new(dw_reasm **pr, const dw_reasm_settings *settings,
+DW_EXTERN int dw_reasm_new(dw_reasm **pr, const dw_reasm_settings *settings,
                  const dw_reasm_callbacks *callbacks, void *user_data);
 
 /** Frees a reassembler; NULL is allowed. */
-void dw_reasm_del(dw_reasm *r);
+DW_EXTERN void dw_reasm_del(dw_reasm *r);
 
 /**
  * Feeds one captured segment of this direction: pkt is the caller's
@@ -182,7 +182,7 @@ void dw_reasm_del(dw_reasm *r);
  * payload with caplen > 0, caplen > payload_len, payload_len > 65535 * 16)
  * or DW_ERR_STATE (called from a callback).
  */
-int dw_reasm_feed(dw_reasm *r, uint64_t pkt, uint32_t seq, uint8_t flags,
+DW_EXTERN int dw_reasm_feed(dw_reasm *r, uint64_t pkt, uint32_t seq, uint8_t flags,
                   const uint8_t *payload, size_t caplen, size_t payload_len);
 
 /**
@@ -192,13 +192,13 @@ int dw_reasm_feed(dw_reasm *r, uint64_t pkt, uint32_t seq, uint8_t flags,
  * Further feeds start after the last octet held. Returns 0, DW_ERR_INVAL
  * (NULL) or DW_ERR_STATE.
  */
-int dw_reasm_flush(dw_reasm *r);
+DW_EXTERN int dw_reasm_flush(dw_reasm *r);
 
 /** Non-zero once the stream has a first octet (a SYN or data was seen). */
-int dw_reasm_started(const dw_reasm *r);
+DW_EXTERN int dw_reasm_started(const dw_reasm *r);
 
 /** Stream offset of the in-order point (octets delivered or given up). */
-uint64_t dw_reasm_offset(const dw_reasm *r);
+DW_EXTERN uint64_t dw_reasm_offset(const dw_reasm *r);
 
 /** Counters, readable at any time. */
 typedef struct dw_reasm_stats {
@@ -217,10 +217,10 @@ typedef struct dw_reasm_stats {
 } dw_reasm_stats;
 
 /** Copies the counters. */
-void dw_reasm_stats_get(const dw_reasm *r, dw_reasm_stats *stats);
+DW_EXTERN void dw_reasm_stats_get(const dw_reasm *r, dw_reasm_stats *stats);
 
 /** Short name of an event kind ("out_of_order"; the JSON kinds of `ddpwire dump`). */
-const char *dw_reasm_event_name(dw_reasm_event_kind kind);
+DW_EXTERN const char *dw_reasm_event_name(dw_reasm_event_kind kind);
 
 #ifdef __cplusplus
 }

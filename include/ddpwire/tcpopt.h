@@ -33,7 +33,7 @@
 #ifndef DDPWIRE_TCPOPT_H
 #define DDPWIRE_TCPOPT_H
 
-#include <ddpwire/ddpwire.h>
+#include <ddpwire/common.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -107,10 +107,10 @@ typedef enum dw_tcpopt_reason {
 } dw_tcpopt_reason;
 
 /** Description of a reason ("data offset past the end of ..."). */
-const char *dw_tcpopt_reason_str(dw_tcpopt_reason r);
+DW_EXTERN const char *dw_tcpopt_reason_str(dw_tcpopt_reason r);
 
 /** Symbolic name of a reason ("DW_TCPOPT_R_DATA_OFFSET"). */
-const char *dw_tcpopt_reason_name(dw_tcpopt_reason r);
+DW_EXTERN const char *dw_tcpopt_reason_name(dw_tcpopt_reason r);
 
 /* ------------------------------------------------------------------ */
 /* Codec                                                               */
@@ -124,7 +124,7 @@ const char *dw_tcpopt_reason_name(dw_tcpopt_reason r);
  * option (or than the kind and length octets); DW_ERR_INVAL for NULL.
  * Every bit pattern of an RDMA option decodes: there is no malformed one.
  */
-ssize_t dw_tcpopt_decode(dw_tcpopt *out, const uint8_t *in, size_t len);
+DW_EXTERN ssize_t dw_tcpopt_decode(dw_tcpopt *out, const uint8_t *in, size_t len);
 
 /**
  * Encodes opt (opt->len octets: 2, 4, 16 or 20) into out. Returns the
@@ -132,7 +132,7 @@ ssize_t dw_tcpopt_decode(dw_tcpopt *out, const uint8_t *in, size_t len);
  * length, a RID over 46 bits, A or U above 1, or a non-zero field the
  * length does not carry (so that decoding gives opt back exactly).
  */
-ssize_t dw_tcpopt_encode(uint8_t *out, size_t cap, const dw_tcpopt *opt);
+DW_EXTERN ssize_t dw_tcpopt_encode(uint8_t *out, size_t cap, const dw_tcpopt *opt);
 
 /* ------------------------------------------------------------------ */
 /* Receive: finding and checking the option                            */
@@ -161,7 +161,7 @@ typedef struct dw_tcpopt_found {
  * or 1 cannot be skipped), DW_ERR_INVAL for NULL. On DW_ERR_MALFORMED *out
  * is zeroed and no option is honoured: the payload is ordinary stream data.
  */
-int dw_tcpopt_find(dw_tcpopt_found *out, const uint8_t *opts, size_t len);
+DW_EXTERN int dw_tcpopt_find(dw_tcpopt_found *out, const uint8_t *opts, size_t len);
 
 /**
  * The checks one segment allows (3.1.2, 3.1.3, 3.1.8), on an option found
@@ -175,7 +175,7 @@ int dw_tcpopt_find(dw_tcpopt_found *out, const uint8_t *opts, size_t len);
  * total length, so the receiver bounds it by the buffer it maps the RID to
  * (6.1) and counts the octets it places against the total.
  */
-dw_tcpopt_reason dw_tcpopt_check(const dw_tcpopt *opt, size_t opt_offset,
+DW_EXTERN dw_tcpopt_reason dw_tcpopt_check(const dw_tcpopt *opt, size_t opt_offset,
                                  size_t payload_len);
 
 /**
@@ -186,7 +186,7 @@ dw_tcpopt_reason dw_tcpopt_check(const dw_tcpopt *opt, size_t opt_offset,
  * malformed, or the first RDMA option breaks a rule), DW_ERR_INVAL for
  * NULL. reason may be NULL; it is DW_TCPOPT_R_OK unless DW_ERR_MALFORMED.
  */
-int dw_tcpopt_parse(dw_tcpopt_found *out, dw_tcpopt_reason *reason,
+DW_EXTERN int dw_tcpopt_parse(dw_tcpopt_found *out, dw_tcpopt_reason *reason,
                     const uint8_t *opts, size_t len, size_t payload_len);
 
 /**
@@ -202,7 +202,7 @@ typedef struct dw_tcpopt_total {
 } dw_tcpopt_total;
 
 /** Starts tracking the transfer with this RID (nothing known yet). */
-void dw_tcpopt_total_init(dw_tcpopt_total *t, uint64_t rid);
+DW_EXTERN void dw_tcpopt_total_init(dw_tcpopt_total *t, uint64_t rid);
 
 /**
  * Checks one option of the transfer (after dw_tcpopt_check()) and learns
@@ -211,7 +211,7 @@ void dw_tcpopt_total_init(dw_tcpopt_total *t, uint64_t rid);
  * (16-octet options carry none and pass; a refused option teaches
  * nothing). Lengths 2 and 4 are ignored.
  */
-dw_tcpopt_reason dw_tcpopt_total_check(dw_tcpopt_total *t, const dw_tcpopt *opt);
+DW_EXTERN dw_tcpopt_reason dw_tcpopt_total_check(dw_tcpopt_total *t, const dw_tcpopt *opt);
 
 /* ------------------------------------------------------------------ */
 /* RID formats (section 5)                                             */
@@ -242,7 +242,7 @@ typedef struct dw_tcpopt_rid_cifs {
  * "not known" (no check). Returns 0, or DW_ERR_INVAL (NULL, or op set for
  * version 2/3).
  */
-int dw_tcpopt_rid_nfs_encode(uint64_t *rid, const dw_tcpopt_rid_nfs *f,
+DW_EXTERN int dw_tcpopt_rid_nfs_encode(uint64_t *rid, const dw_tcpopt_rid_nfs *f,
                              unsigned nfs_version);
 
 /**
@@ -251,20 +251,20 @@ int dw_tcpopt_rid_nfs_encode(uint64_t *rid, const dw_tcpopt_rid_nfs *f,
  * DW_TCPOPT_R_NFS_OPERATION (op not 0 with nfs_version 2 or 3); out is
  * filled in every case but the first.
  */
-dw_tcpopt_reason dw_tcpopt_rid_nfs_decode(dw_tcpopt_rid_nfs *out, uint64_t rid,
+DW_EXTERN dw_tcpopt_reason dw_tcpopt_rid_nfs_decode(dw_tcpopt_rid_nfs *out, uint64_t rid,
                                           unsigned nfs_version);
 
 /** Builds an HTTP RID. Returns 0 or DW_ERR_INVAL (NULL). */
-int dw_tcpopt_rid_http_encode(uint64_t *rid, const dw_tcpopt_rid_http *f);
+DW_EXTERN int dw_tcpopt_rid_http_encode(uint64_t *rid, const dw_tcpopt_rid_http *f);
 
 /** Splits an HTTP RID: DW_TCPOPT_R_RID_ZERO_BITS when bits 45..32 are set. */
-dw_tcpopt_reason dw_tcpopt_rid_http_decode(dw_tcpopt_rid_http *out, uint64_t rid);
+DW_EXTERN dw_tcpopt_reason dw_tcpopt_rid_http_decode(dw_tcpopt_rid_http *out, uint64_t rid);
 
 /** Builds a CIFS RID. Returns 0 or DW_ERR_INVAL (NULL). */
-int dw_tcpopt_rid_cifs_encode(uint64_t *rid, const dw_tcpopt_rid_cifs *f);
+DW_EXTERN int dw_tcpopt_rid_cifs_encode(uint64_t *rid, const dw_tcpopt_rid_cifs *f);
 
 /** Splits a CIFS RID: DW_TCPOPT_R_RID_ZERO_BITS when bits 45..40 are set. */
-dw_tcpopt_reason dw_tcpopt_rid_cifs_decode(dw_tcpopt_rid_cifs *out, uint64_t rid);
+DW_EXTERN dw_tcpopt_reason dw_tcpopt_rid_cifs_decode(dw_tcpopt_rid_cifs *out, uint64_t rid);
 
 /* ------------------------------------------------------------------ */
 /* Sender segmentation (section 4)                                     */
@@ -334,7 +334,7 @@ typedef struct dw_tcpopt_seg_settings {
 } dw_tcpopt_seg_settings;
 
 /** Fills settings with the defaults described above. */
-void dw_tcpopt_seg_settings_default(dw_tcpopt_seg_settings *s);
+DW_EXTERN void dw_tcpopt_seg_settings_default(dw_tcpopt_seg_settings *s);
 
 /** One TCP segment of the stream. */
 typedef struct dw_tcpopt_segment {
@@ -380,7 +380,7 @@ typedef struct dw_tcpopt_seg {
  * of order, overlapping or past the stream, a transfer over 2^32 - 1
  * octets or one whose buffer offsets would pass 2^32).
  */
-int dw_tcpopt_seg_init(dw_tcpopt_seg *sg, const dw_tcpopt_seg_settings *s,
+DW_EXTERN int dw_tcpopt_seg_init(dw_tcpopt_seg *sg, const dw_tcpopt_seg_settings *s,
                        uint64_t stream_len, const dw_tcpopt_transfer *xfers,
                        size_t nxfers, const uint64_t *msgs, size_t nmsgs);
 
@@ -394,14 +394,14 @@ int dw_tcpopt_seg_init(dw_tcpopt_seg *sg, const dw_tcpopt_seg_settings *s,
  * end of the stream has no segment to ride on (the last one carries
  * another transfer, or the stream is empty).
  */
-int dw_tcpopt_seg_next(dw_tcpopt_seg *sg, dw_tcpopt_segment *out);
+DW_EXTERN int dw_tcpopt_seg_next(dw_tcpopt_seg *sg, dw_tcpopt_segment *out);
 
 /**
  * The whole stream at once into out (cap entries). Returns the number of
  * segments; with out NULL and cap 0 only counts them. DW_ERR_NOSPACE when
  * cap is short, or the errors of dw_tcpopt_seg_init() and _next().
  */
-ssize_t dw_tcpopt_segment_stream(dw_tcpopt_segment *out, size_t cap,
+DW_EXTERN ssize_t dw_tcpopt_segment_stream(dw_tcpopt_segment *out, size_t cap,
                                  const dw_tcpopt_seg_settings *s,
                                  uint64_t stream_len,
                                  const dw_tcpopt_transfer *xfers, size_t nxfers,
@@ -473,7 +473,7 @@ typedef struct dw_tcpopt_rx_settings {
 } dw_tcpopt_rx_settings;
 
 /** Fills settings with the defaults described above. */
-void dw_tcpopt_rx_settings_default(dw_tcpopt_rx_settings *s);
+DW_EXTERN void dw_tcpopt_rx_settings_default(dw_tcpopt_rx_settings *s);
 
 /** A transfer the receiver tracks (or has just completed). */
 typedef struct dw_tcpopt_rx_xfer {
@@ -557,11 +557,11 @@ typedef struct dw_tcpopt_rx_callbacks {
  * must have on_stream. Allocates the reassembly store and the pool here.
  * Returns 0, DW_ERR_INVAL or DW_ERR_NOMEM.
  */
-int dw_tcpopt_rx_new(dw_tcpopt_rx **prx, const dw_tcpopt_rx_settings *settings,
+DW_EXTERN int dw_tcpopt_rx_new(dw_tcpopt_rx **prx, const dw_tcpopt_rx_settings *settings,
                      const dw_tcpopt_rx_callbacks *callbacks, void *user_data);
 
 /** Frees a receiver; NULL is allowed. Registered buffers stay the caller's. */
-void dw_tcpopt_rx_del(dw_tcpopt_rx *rx);
+DW_EXTERN void dw_tcpopt_rx_del(dw_tcpopt_rx *rx);
 
 /**
  * Registers buf (len octets, the caller's, written until the transfer
@@ -569,17 +569,17 @@ void dw_tcpopt_rx_del(dw_tcpopt_rx *rx);
  * DW_ERR_INVAL (RID over 46 bits, NULL buf with len > 0), DW_ERR_STATE
  * (rid already tracked) or DW_ERR_NOSPACE (max_buffers reached).
  */
-int dw_tcpopt_rx_register(dw_tcpopt_rx *rx, uint64_t rid, void *buf, size_t len);
+DW_EXTERN int dw_tcpopt_rx_register(dw_tcpopt_rx *rx, uint64_t rid, void *buf, size_t len);
 
 /**
  * Forgets the transfer rid (registered or unsolicited, complete or not):
  * nothing more is written for it, and its pool slot is free again.
  * Returns 0, DW_ERR_INVAL (not tracked) or DW_ERR_STATE (from on_placed).
  */
-int dw_tcpopt_rx_release(dw_tcpopt_rx *rx, uint64_t rid);
+DW_EXTERN int dw_tcpopt_rx_release(dw_tcpopt_rx *rx, uint64_t rid);
 
 /** Fills *out with the transfer rid's state: 0, or DW_ERR_INVAL (not tracked). */
-int dw_tcpopt_rx_transfer(const dw_tcpopt_rx *rx, uint64_t rid,
+DW_EXTERN int dw_tcpopt_rx_transfer(const dw_tcpopt_rx *rx, uint64_t rid,
                           dw_tcpopt_rx_xfer *out);
 
 /**
@@ -589,7 +589,7 @@ int dw_tcpopt_rx_transfer(const dw_tcpopt_rx *rx, uint64_t rid,
  * payload over 1 GiB); DW_ERR_STATE when called from a callback.
  * Everything a peer sends is judged and reported, never an error here.
  */
-int dw_tcpopt_rx_segment(dw_tcpopt_rx *rx, uint32_t seq, const uint8_t *opts,
+DW_EXTERN int dw_tcpopt_rx_segment(dw_tcpopt_rx *rx, uint32_t seq, const uint8_t *opts,
                          size_t opts_len, const uint8_t *payload, size_t len);
 
 typedef struct dw_tcpopt_rx_stats {
@@ -607,7 +607,7 @@ typedef struct dw_tcpopt_rx_stats {
 } dw_tcpopt_rx_stats;
 
 /** Counters since creation. */
-void dw_tcpopt_rx_get_stats(const dw_tcpopt_rx *rx, dw_tcpopt_rx_stats *st);
+DW_EXTERN void dw_tcpopt_rx_get_stats(const dw_tcpopt_rx *rx, dw_tcpopt_rx_stats *st);
 
 #ifdef __cplusplus
 }

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_common.h"
-#include "crc32c_impl.h"
+#include "check/check_common.h"
+#include "crc32c/crc32c_impl.h"
 
 void dw_cc_slice_advance(dw_cc_slice *s, size_t k)
 {

@@ -6,12 +6,13 @@
  */
 #include <ddpwire/crc32c.h>
 #include <ddpwire/ift.h>
+#include <ddpwire/ift_check.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ift_check_int.h"
+#include "check/ift_check_int.h"
 
 void dw_ift_check_settings_default(dw_ift_check_settings *s)
 {

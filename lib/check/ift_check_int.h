@@ -3,8 +3,9 @@
 #define DW_LIB_IFT_CHECK_INT_H
 
 #include <ddpwire/ift.h>
+#include <ddpwire/ift_check.h>
 
-#include "check_common.h"
+#include "check/check_common.h"
 
 /* Most DDP header octets a frame record hands out. */
 #define DW_IC_HEAD_MAX 256u

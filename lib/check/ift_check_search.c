@@ -8,11 +8,12 @@
  * candidate comes from the checkpoints kept over the buffer (dw_cc_crcs).
  */
 #include <ddpwire/crc32c.h>
+#include <ddpwire/ift_check.h>
 
 #include <string.h>
 
-#include "bytes.h"
-#include "ift_check_int.h"
+#include "base/bytes.h"
+#include "check/ift_check_int.h"
 
 /* ------------------------------------------------------------------ */
 /* The buffer                                                          */

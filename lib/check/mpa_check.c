@@ -6,14 +6,15 @@
  */
 #include <ddpwire/crc32c.h>
 #include <ddpwire/mpa_check.h>
+#include <ddpwire/mpa_startup.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
-#include "mpa_check_int.h"
-#include "mpa_internal.h"
+#include "base/bytes.h"
+#include "check/mpa_check_int.h"
+#include "mpa/mpa_internal.h"
 
 void dw_mpa_check_settings_default(dw_mpa_check_settings *s)
 {

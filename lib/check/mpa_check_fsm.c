@@ -3,9 +3,9 @@
 
 #include <string.h>
 
-#include "bytes.h"
-#include "mpa_check_int.h"
-#include "mpa_internal.h"
+#include "base/bytes.h"
+#include "check/mpa_check_int.h"
+#include "mpa/mpa_internal.h"
 
 void dw_ck_fsm_init(dw_ck_fsm *f, uint64_t pos, int markers, uint8_t *head,
                     size_t head_cap)

@@ -3,8 +3,9 @@
 #define DW_LIB_MPA_CHECK_INT_H
 
 #include <ddpwire/mpa_check.h>
+#include <ddpwire/mpa_startup.h>
 
-#include "check_common.h"
+#include "check/check_common.h"
 
 /* Most ULPDU octets an FPDU record hands out. */
 #define DW_CK_HEAD_MAX 256u

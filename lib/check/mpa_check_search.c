@@ -7,11 +7,13 @@
  * A candidate's first FPDU is judged by its CRC before it is framed octet
  * by octet, from the checkpoints kept over the buffer (dw_cc_crcs).
  */
+#include <ddpwire/mpa_startup.h>
+
 #include <stdio.h>
 #include <string.h>
 
-#include "bytes.h"
-#include "mpa_check_int.h"
+#include "base/bytes.h"
+#include "check/mpa_check_int.h"
 
 /* ------------------------------------------------------------------ */
 /* The buffer                                                          */

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 
 #define ETH_IPV4 0x0800u
 #define ETH_IPV6 0x86ddu

@@ -1,6 +1,6 @@
 /* CRC32c: portable reference, combine, and run-time dispatch. */
-#include "crc32c_impl.h"
-#include "crc32c_shift_tab.h"
+#include "crc32c/crc32c_impl.h"
+#include "crc32c/crc32c_shift_tab.h"
 
 #include <string.h>
 

@@ -18,8 +18,8 @@
  * (crc32 of 16 octets from 0 is R * x^32 mod P). Constants below were
  * computed with a small generator: x^n mod P by repeated reflected shifts.
  */
-#include "crc32c_impl.h"
-#include "crc32c_x86.h"
+#include "crc32c/crc32c_impl.h"
+#include "crc32c/crc32c_x86.h"
 
 #include <cpuid.h>
 #include <string.h>

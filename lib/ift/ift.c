@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 
 const char *dw_ift_strerror(dw_ift_error code)
 {

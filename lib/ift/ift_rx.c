@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 
 /* Where the next octet belongs. Between frames: ST_SIZES with held 0. */
 enum state { ST_SIZES, ST_HDR, ST_PAYLOAD, ST_PCRC };

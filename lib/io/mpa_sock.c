@@ -1,5 +1,6 @@
 /* MPA over Linux TCP sockets: the adapter around the sans-I/O core. */
 #include <ddpwire/mpa_sock.h>
+#include <ddpwire/mpa_startup.h>
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 
 static uint32_t get_be24(const uint8_t *p)
 {

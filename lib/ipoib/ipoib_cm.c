@@ -1,8 +1,10 @@
 /* IPoIB node: link set-up with CM REQ/REP/RTU/REJ and SIDR (draft 3.1, 3.2;
  * RFC 4755 profile). Every failure leaves the peer on IPoIB-UD. */
+#include <ddpwire/ipoib_node.h>
+
 #include <string.h>
 
-#include "ipoib_internal.h"
+#include "ipoib/ipoib_internal.h"
 
 const char *dw_ipoib_cm_type_name(dw_ipoib_cm_type t)
 {

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 
 ssize_t dw_ipoib_hdr_decode(dw_ipoib_hdr *out, const uint8_t *in, size_t len)
 {

@@ -2,7 +2,7 @@
 #ifndef DW_LIB_IPOIB_INTERNAL_H
 #define DW_LIB_IPOIB_INTERNAL_H
 
-#include <ddpwire/ipoib_sim.h>
+#include <ddpwire/ipoib_node.h>
 
 enum { SVC_NONE = 0, SVC_PENDING, SVC_UP, SVC_FAILED };
 #define IPOIB_PEER_SVC_MAX 4

@@ -1,7 +1,7 @@
 /* IPoIB advanced capabilities: which link, which MTU, which packet where. */
 #include <ddpwire/ipoib.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 
 const char *dw_ipoib_mode_name(dw_ipoib_mode m)
 {

@@ -1,9 +1,11 @@
 /* IPoIB node: address resolution over UD, routing, receive rules (sans-I/O). */
+#include <ddpwire/ipoib_node.h>
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
-#include "ipoib_internal.h"
+#include "base/bytes.h"
+#include "ipoib/ipoib_internal.h"
 
 void dw_ipoib_node_settings_default(dw_ipoib_node_settings *s)
 {

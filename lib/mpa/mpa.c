@@ -1,7 +1,7 @@
 /* MPA: sizes shared by the sender and the receivers. */
 #include <ddpwire/mpa.h>
 
-#include "mpa_internal.h"
+#include "mpa/mpa_internal.h"
 
 uint32_t dw_mpa_mulpdu(uint32_t emss, int markers)
 {

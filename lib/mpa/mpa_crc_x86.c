@@ -12,8 +12,8 @@
  */
 #include <ddpwire/crc32c.h>
 
-#include "crc32c_x86.h"
-#include "mpa_crc.h"
+#include "crc32c/crc32c_x86.h"
+#include "mpa/mpa_crc.h"
 
 enum mode { TX, TX_OUT, RX };
 

@@ -1,10 +1,11 @@
 /* RFC 5044 start-up negotiation: request, reply, what was agreed; RFC 6581
  * enhanced set-up (IRD/ORD words, peer-to-peer and its RTR message). */
 #include <ddpwire/mpa.h>
+#include <ddpwire/mpa_startup.h>
 
 #include <string.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 
 #define RTR_ALL (DW_MPA_RTR_SEND | DW_MPA_RTR_WRITE | DW_MPA_RTR_READ)
 

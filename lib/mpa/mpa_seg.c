@@ -10,12 +10,14 @@
  * FPDU starts, and placed FPDUs waiting for delivery); the store of held
  * out-of-order octets.
  */
+#include <ddpwire/mpa_seg.h>
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
-#include "mpa_internal.h"
-#include "mpa_seg_internal.h"
+#include "base/bytes.h"
+#include "mpa/mpa_internal.h"
+#include "mpa/mpa_seg_internal.h"
 
 enum kind {
     E_HINT = 1,  /* a segment start: perhaps an FPDU start */

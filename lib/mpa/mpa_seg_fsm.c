@@ -8,10 +8,10 @@
 
 #include <string.h>
 
-#include "bytes.h"
-#include "mpa_crc.h"
-#include "mpa_internal.h"
-#include "mpa_seg_internal.h"
+#include "base/bytes.h"
+#include "mpa/mpa_crc.h"
+#include "mpa/mpa_internal.h"
+#include "mpa/mpa_seg_internal.h"
 
 /* MPA 7.1: a marker names its FPDU's first octet (draft) or, in an FPDU
  * led by a marker, its ULPDU_Length (RFC 5044); low two bits reserved. */

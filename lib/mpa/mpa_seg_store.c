@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpa_seg_internal.h"
+#include "mpa/mpa_seg_internal.h"
 
 /* Span slots kept free for splits by dw_seg_store_drop(). */
 #define SPLIT_RESERVE 8u

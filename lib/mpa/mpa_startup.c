@@ -1,9 +1,10 @@
 /* RFC 5044 start-up frames: "MPA ID Req Frame" / "MPA ID Rep Frame". */
 #include <ddpwire/mpa.h>
+#include <ddpwire/mpa_startup.h>
 
 #include <string.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 
 static const char *const keys[2] = {"MPA ID Req Frame", "MPA ID Rep Frame"};
 

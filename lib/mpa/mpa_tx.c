@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
-#include "mpa_crc.h"
-#include "mpa_internal.h"
+#include "base/bytes.h"
+#include "mpa/mpa_crc.h"
+#include "mpa/mpa_internal.h"
 
 /* Scratch one FPDU may need: markers, length, pad, CRC. */
 #define SCRATCH_PER_FPDU 1024u

@@ -1,10 +1,12 @@
 /* RDMAP queue pair (RFC 5040 over RFC 5041): placement, queues, Terminate. */
 #include <ddpwire/qp.h>
+#include <ddpwire/mpa_startup.h>
+#include <ddpwire/rdmap.h>
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 
 typedef struct mr {
     uint8_t *addr;

@@ -1,10 +1,11 @@
 /* RDMAP Terminate (RFC 5040 4.8), the error tables, and validation of
  * decoded ULPDUs. */
 #include <ddpwire/ddp.h>
+#include <ddpwire/rdmap.h>
 
 #include <string.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 
 #define ANY_CODE 0x100u
 

@@ -1,9 +1,11 @@
 /* Hosts of the simulated fabric: a minimal IPv4 stack that answers echo
  * requests, pings, and sends and checks bulk UDP transfers. */
+#include <ddpwire/ipoib_node.h>
+
 #include <string.h>
 
-#include "bytes.h"
-#include "ipoib_sim_internal.h"
+#include "base/bytes.h"
+#include "sim/ipoib_sim_internal.h"
 
 #define IP_HDR 20u
 #define ICMP_HDR 8u

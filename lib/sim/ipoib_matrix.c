@@ -1,8 +1,10 @@
 /* The pairwise matrix: node kinds of every capability mix and profile, and
  * one simulated run per pair. */
+#include <ddpwire/ipoib_node.h>
+
 #include <string.h>
 
-#include "ipoib_sim_internal.h"
+#include "sim/ipoib_sim_internal.h"
 
 typedef struct kind {
     const char *name;

@@ -1,10 +1,12 @@
 /* A simulated InfiniBand fabric for IPoIB nodes: deterministic, seeded,
  * driven one message per step. Hosts on the nodes ping, echo and move bulk
  * UDP data (lib/ipoib_host.c). */
+#include <ddpwire/ipoib_node.h>
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "ipoib_sim_internal.h"
+#include "sim/ipoib_sim_internal.h"
 
 void dw_ipoib_fabric_settings_default(dw_ipoib_fabric_settings *s)
 {

@@ -4,6 +4,7 @@
 #define DW_LIB_IPOIB_SIM_INTERNAL_H
 
 #include <ddpwire/ipoib_sim.h>
+#include <ddpwire/ipoib_node.h>
 
 /* A message in flight: this header (copied, never overlaid on wire octets)
  * then the frame or the CM message. */

@@ -2,7 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "netsim.h"
+#include <ddpwire/netsim.h>
+#include <ddpwire/mpa_seg.h>
 
 typedef struct span {
     uint64_t off;

@@ -1,7 +1,7 @@
 /* TCP RDMA option: codec, options-area walker, receive checks, RID formats. */
 #include <ddpwire/tcpopt.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 
 const char *dw_tcpopt_reason_str(dw_tcpopt_reason r)
 {

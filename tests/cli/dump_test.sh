@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `ddpwire dump` against hand-built captures: tests/data/dump/*.pcap(ng),
-# written by tests/dump_caps.py, whose expected.json says what dump must
+# written by tests/lib/dump_caps.py, whose expected.json says what dump must
 # report for each (exit status; per flow and direction every FPDU with its
 # position, lengths, CRC verdict, markers and segments; rates, gaps,
 # events; IFT frames, TCP RDMA options, IPoIB ARP) -- computed by the
@@ -13,7 +13,7 @@
 set -u
 D=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
-DATA=$HERE/data/dump
+DATA=$HERE/../data/dump
 EXP=$DATA/expected.json
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -21,8 +21,8 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 check() { if eval "$1"; then ok; else bad "${2:-$1}"; fi; }
-PY="python3 $HERE/dump_caps.py"
-CHK="python3 $HERE/dump_check.py"
+PY="python3 $HERE/../lib/dump_caps.py"
+CHK="python3 $HERE/../lib/dump_check.py"
 
 # the committed captures are exactly what the generator writes
 $PY "$T/gen" > "$T/gen.out" 2>&1
@@ -210,14 +210,14 @@ done
 # each verdict is recomputed here from the packet with an independent CRC32c
 # (dump_caps.py's bitwise one). guest.pcap holds one FPDU sent with a broken
 # CRC on purpose, answered by siw with a Terminate: exactly that one is bad.
-SIW=$HERE/data/siw
+SIW=$HERE/../data/siw
 for f in host_data guest; do
   "$D" dump --json --no-progress "$SIW/$f.pcap" > "$T/siw-$f.jsonl" 2>&1
   echo "rc=$?" >> "$T/siw-$f.jsonl"
 done
 python3 - "$SIW" "$T" "$HERE" > "$T/siw.out" 2>&1 <<'PY'
 import json, sys
-sys.path.insert(0, sys.argv[3])
+sys.path.insert(0, sys.argv[3] + "/../lib")
 sys.dont_write_bytecode = True
 import wire_pcap, dump_caps
 siw, tmp = sys.argv[1], sys.argv[2]
@@ -250,10 +250,10 @@ check "[ $? = 0 ]" "siw captures: $(tail -3 "$T/siw.out")"
 cat "$T/siw.out"
 # siw_interop.sh's judge of CRC errors finds exactly that one bad FPDU too;
 # with markers (one between pad and CRC in 02), the flipped octet of 06
-python3 "$HERE/siw_crcscan.py" "$SIW/guest.pcap" 19999 > "$T/scan.out"
+python3 "$HERE/../lib/siw_crcscan.py" "$SIW/guest.pcap" 19999 > "$T/scan.out"
 check "[ \"\$(grep -v 'bad=-' '$T/scan.out' | grep -c bad=)\" = 1 ] && grep -q '^conn 11 c2s fpdus=1 bad=0$' '$T/scan.out'" \
   "siw_crcscan.py on guest.pcap: $(grep -v 'bad=-' "$T/scan.out" | grep bad=)"
-r=$(for f in 02_marker_between 06_badcrc; do python3 "$HERE/siw_crcscan.py" "$DATA/$f.pcap" 5000; done | tr '\n' ' ')
+r=$(for f in 02_marker_between 06_badcrc; do python3 "$HERE/../lib/siw_crcscan.py" "$DATA/$f.pcap" 5000; done | tr '\n' ' ')
 check "[ '$r' = 'conn 0 c2s fpdus=10 bad=- conn 0 s2c fpdus=10 bad=- conn 0 c2s fpdus=5 bad=824 conn 0 s2c fpdus=2 bad=- ' ]" \
   "siw_crcscan.py on 02 and 06: $r"
 

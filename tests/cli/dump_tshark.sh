@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The hand-built captures of tests/data/dump judged by an independent
-# decoder, Wireshark's tshark, next to tests/dump_caps.py's expectations
+# decoder, Wireshark's tshark, next to tests/lib/dump_caps.py's expectations
 # and `ddpwire dump`:
 #   - every frame of every capture: IPv4 and TCP checksums good (the
 #     generator's framing);
@@ -23,13 +23,13 @@
 set -u
 D=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
-DATA=$HERE/data/dump
+DATA=$HERE/../data/dump
 EXP=$DATA/expected.json
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-. "$HERE/wire_lib.sh"
+. "$HERE/../lib/wire_lib.sh"
 need tshark:tshark python3:python3
-CHK="python3 $HERE/dump_check.py"
+CHK="python3 $HERE/../lib/dump_check.py"
 TS=(tshark -n -o tcp.reassemble_out_of_order:TRUE -o tcp.try_heuristic_first:TRUE
     -o tcp.desegment_tcp_streams:TRUE -o tcp.check_checksum:TRUE -o ip.check_checksum:TRUE
     --enable-heuristic iwarp_mpa_tcp)

@@ -13,7 +13,7 @@ D=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-. "$HERE/wire_lib.sh"
+. "$HERE/../lib/wire_lib.sh"
 need tshark:tshark
 TS() { tshark -n -r "$1" -o ip.check_checksum:TRUE "${@:2}" 2> /dev/null; }
 

@@ -21,7 +21,7 @@ D=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-. "$HERE/wire_lib.sh"
+. "$HERE/../lib/wire_lib.sh"
 need tshark:tshark python3:python3
 
 FIELDS="-e frame.number -e tcp.srcport -e tcp.dstport -e tcp.seq_raw -e tcp.len
@@ -44,7 +44,7 @@ judge() {
     bad "$name: tshark: $(head -2 "$T/tshark.err")"
     return
   fi
-  if python3 "$HERE/tcprdma_check.py" "$kind" "$port" "${cargs[@]}" < "$T/f.tsv" > "$T/check.out"; then
+  if python3 "$HERE/../lib/tcprdma_check.py" "$kind" "$port" "${cargs[@]}" < "$T/f.tsv" > "$T/check.out"; then
     ok
   else
     bad "$name: $(head -5 "$T/check.out")"

@@ -15,8 +15,8 @@ cleanup() {
   rm -rf "$T"
 }
 trap cleanup EXIT
-. "$HERE/wire_lib.sh"
-PY="python3 $HERE/wire_pcap.py"
+. "$HERE/../lib/wire_lib.sh"
+PY="python3 $HERE/../lib/wire_pcap.py"
 
 [ "$(id -u)" = 0 ] || skip "capturing on the loopback interface needs root"
 need ss:iproute2 python3:python3

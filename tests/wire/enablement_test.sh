@@ -21,7 +21,7 @@ skip() { echo "skipped: $*"; exit 77; }
 command -v python3 > /dev/null 2>&1 || skip "python3 is needed for the stand-in servers"
 command -v timeout > /dev/null 2>&1 || skip "coreutils timeout is needed"
 start=$(date +%s)
-bash "$HERE/../scripts/enablement.sh" --quick --ddpwire "$D" --out "$T" > "$T/log" 2>&1
+bash "$HERE/../../scripts/enablement.sh" --quick --ddpwire "$D" --out "$T" > "$T/log" 2>&1
 rc=$?
 check "[ $rc = 0 ]" "enablement.sh --quick exited $rc: $(tail -3 "$T/log")"
 TSV=$T/enablement.tsv

@@ -19,7 +19,7 @@ D=$1
 export W=${2}/siw-peer PORT=${SIW_PORT:-19999}
 HPORT=${SIW_HOST_PORT:-19998}
 HERE=$(cd "$(dirname "$0")" && pwd)
-PEER=(bash "$HERE/../scripts/siw_peer.sh")
+PEER=(bash "$HERE/../../scripts/siw_peer.sh")
 T=$(mktemp -d)
 fails=0
 SECONDS=0
@@ -45,7 +45,7 @@ findings=()
 # siw_crcscan.py (independent of our CRC code). Prints the scan's line.
 crc_at() {
   local line
-  line=$(python3 "$HERE/siw_crcscan.py" "$1" "$PORT" | grep ' s2c ' | tail -1)
+  line=$(python3 "$HERE/../lib/siw_crcscan.py" "$1" "$PORT" | grep ' s2c ' | tail -1)
   echo "$line"
   [[ ",$(sed -n 's/.* bad=\([^ ]*\).*/\1/p' <<< "$line")," == *",$2,"* ]]
 }

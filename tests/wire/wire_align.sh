@@ -42,8 +42,8 @@ cleanup() {
   if [ -n "${DW_KEEP:-}" ]; then echo "kept: $T"; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
-. "$HERE/wire_lib.sh"
-PY="python3 $HERE/wire_pcap.py"
+. "$HERE/../lib/wire_lib.sh"
+PY="python3 $HERE/../lib/wire_pcap.py"
 start=$(date +%s)
 
 [ "$(id -u)" = 0 ] || skip "network namespaces and capturing need root"

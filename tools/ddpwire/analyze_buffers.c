@@ -22,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "netsim.h"
+#include <ddpwire/netsim.h>
+#include <ddpwire/mpa_seg.h>
 #include "analyze.h"
 #include "cli.h"
 

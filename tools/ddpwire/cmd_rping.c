@@ -7,6 +7,8 @@
  */
 #include <ddpwire/mpa_sock.h>
 #include <ddpwire/qp.h>
+#include <ddpwire/mpa_startup.h>
+#include <ddpwire/rdmap.h>
 
 #include <stdio.h>
 #include <stdlib.h>

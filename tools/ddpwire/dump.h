@@ -9,6 +9,7 @@
 #include <ddpwire/pkt.h>
 #include <ddpwire/reasm.h>
 #include <ddpwire/tcpopt.h>
+#include <ddpwire/ift_check.h>
 
 #include <stdint.h>
 #include <stdio.h>

@@ -5,6 +5,9 @@
  * nothing (plain TCP). Flows end at FIN/RST both ways, on eviction or at
  * the end of the capture; memory is bounded by --max-flows x --store.
  */
+#include <ddpwire/mpa_startup.h>
+#include <ddpwire/ift_check.h>
+
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,6 +4,7 @@
  * after a header CRC error or a gap the next frame found by its header CRC.
  */
 #include <ddpwire/crc32c.h>
+#include <ddpwire/ift_check.h>
 
 #include <stdio.h>
 #include <string.h>

@@ -6,6 +6,9 @@
 #include <ddpwire/ddp.h>
 #include <ddpwire/ipoib.h>
 #include <ddpwire/tcpopt.h>
+#include <ddpwire/mpa_startup.h>
+#include <ddpwire/ift_check.h>
+#include <ddpwire/rdmap.h>
 
 #include <arpa/inet.h>
 #include <inttypes.h>

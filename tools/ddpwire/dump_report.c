@@ -3,6 +3,7 @@
  * summaries, as text or JSON lines (docs/DUMP.md).
  */
 #include <ddpwire/ipoib.h>
+#include <ddpwire/ift_check.h>
 
 #include <arpa/inet.h>
 #include <inttypes.h>

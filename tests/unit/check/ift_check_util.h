@@ -6,6 +6,7 @@
 
 #include <ddpwire/crc32c.h>
 #include <ddpwire/ift.h>
+#include <ddpwire/ift_check.h>
 
 #define CU_CHECK dw_ift_check
 #define CU_REC dw_ift_check_frame

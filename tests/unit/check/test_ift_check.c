@@ -8,6 +8,8 @@
  * in payloads (sync kept) and headers (resync); truncation; the search
  * limit; the API's misuse.
  */
+#include <ddpwire/ift_check.h>
+
 #include "ift_check_util.h"
 
 /* ------------------------------------------------------------------ */

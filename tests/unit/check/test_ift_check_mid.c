@@ -9,6 +9,8 @@
  * octets must never give a start; without search_start the checker
  * still expects a frame at offset 0.
  */
+#include <ddpwire/ift_check.h>
+
 #include "ift_check_util.h"
 
 typedef struct stream {

@@ -8,6 +8,8 @@
  * reserved, pad, ULPDU_Length); gaps with and without markers;
  * truncation; the start found after garbage.
  */
+#include <ddpwire/mpa_startup.h>
+
 #include "mpa_check_util.h"
 
 /* ------------------------------------------------------------------ */

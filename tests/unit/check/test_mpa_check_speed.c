@@ -12,7 +12,7 @@
 #include <ddpwire/mpa.h>
 #include <ddpwire/mpa_check.h>
 
-#include "mpa_check_int.h"
+#include "check/mpa_check_int.h"
 #include "test.h"
 
 #define STREAM_CAP (1u << 20)

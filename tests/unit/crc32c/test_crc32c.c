@@ -2,7 +2,7 @@
  * reference (lengths, alignments, chaining, copy, combine). */
 #include <ddpwire/crc32c.h>
 
-#include "crc32c_impl.h"
+#include "crc32c/crc32c_impl.h"
 #include "test.h"
 
 #define MAXLEN 4096

@@ -6,6 +6,7 @@
  * with its reason, the retry without markers, a start-up timeout.
  */
 #include <ddpwire/mpa_sock.h>
+#include <ddpwire/mpa_startup.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -8,7 +8,8 @@
 #include <ddpwire/mpa.h>
 
 #include "mpa_util.h"
-#include "netsim.h"
+#include <ddpwire/netsim.h>
+#include <ddpwire/mpa_seg.h>
 
 static inline int quick(void)
 {

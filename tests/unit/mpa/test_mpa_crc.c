@@ -4,7 +4,7 @@
 #include <ddpwire/crc32c.h>
 #include <ddpwire/mpa.h>
 
-#include "mpa_crc.h"
+#include "mpa/mpa_crc.h"
 #include "test.h"
 
 #define MAXU 65535u

@@ -4,6 +4,7 @@
  * enablement errors (a peer that is not an MPA peer of the other role).
  */
 #include <ddpwire/mpa.h>
+#include <ddpwire/mpa_startup.h>
 
 #include "test.h"
 

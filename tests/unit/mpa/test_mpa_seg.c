@@ -6,6 +6,8 @@
  * sequence wrap, duplicates, no markers, the API. The simulated runs are
  * in test_mpa_seg_sim.c.
  */
+#include <ddpwire/mpa_seg.h>
+
 #include "mpa_seg_util.h"
 
 /* ------------------------------------------------------------------ */

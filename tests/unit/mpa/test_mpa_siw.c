@@ -7,6 +7,7 @@
  * same octets.
  */
 #include <ddpwire/mpa.h>
+#include <ddpwire/mpa_startup.h>
 
 #include "test.h"
 
@@ -112,7 +113,7 @@ static void test_siw_streams(void)
 
 int main(int argc, char **argv)
 {
-    dir = argc > 1 ? argv[1] : "tests/data";
+    dir = argc > 1 ? argv[1] : DW_TEST_DATA;
     RUN(test_siw_streams);
     return dw_test_finish();
 }

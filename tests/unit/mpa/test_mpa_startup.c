@@ -4,6 +4,7 @@
  * byte; refusals of non-MPA peers at their first differing octet.
  */
 #include <ddpwire/mpa.h>
+#include <ddpwire/mpa_startup.h>
 
 #include "test.h"
 

@@ -9,6 +9,8 @@
 #include <ddpwire/crc32c.h>
 #include <ddpwire/ddp.h>
 #include <ddpwire/mpa.h>
+#include <ddpwire/mpa_startup.h>
+#include <ddpwire/rdmap.h>
 
 #include "test.h"
 
@@ -757,11 +759,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1) {
         snprintf(data_dir, sizeof data_dir, "%s", argv[1]);
-    } else { /* tests/data next to this source file */
-        snprintf(data_dir, sizeof data_dir, "%s", __FILE__);
-        char *slash = strrchr(data_dir, '/');
-        snprintf(slash ? slash + 1 : data_dir,
-                 sizeof data_dir - (size_t)(slash ? slash + 1 - data_dir : 0), "data");
+    } else {
+        snprintf(data_dir, sizeof data_dir, "%s", DW_TEST_DATA);
     }
     RUN(test_siw_streams);
     RUN(test_figure5);

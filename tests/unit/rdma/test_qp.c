@@ -8,6 +8,8 @@
  * left untouched; and a random storm of mutated ULPDUs.
  */
 #include <ddpwire/qp.h>
+#include <ddpwire/mpa_startup.h>
+#include <ddpwire/rdmap.h>
 
 #include "test.h"
 

@@ -7,6 +7,7 @@
  * most one failed attempt and leave the pair on UD without losing a packet.
  */
 #include <ddpwire/ipoib_sim.h>
+#include <ddpwire/ipoib_node.h>
 
 #include "test.h"
 

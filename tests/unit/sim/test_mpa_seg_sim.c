@@ -8,7 +8,10 @@
  * segment of each run never placed; everything random at once.
  * DW_TEST_QUICK=1 runs a tenth of the seeds.
  */
-#include "mpa_seg_util.h"
+#include <ddpwire/mpa_seg.h>
+#include <ddpwire/netsim.h>
+
+#include "mpa/mpa_seg_util.h"
 
 /* ------------------------------------------------------------------ */
 /* The simulated matrix                                                  */

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Compares what `ddpwire dump --json` and tshark say about the captures of
-tests/data/dump with expected.json (written by tests/dump_caps.py).
+tests/data/dump with expected.json (written by tests/lib/dump_caps.py).
 Python 3 standard library only.
 
   dump_check.py check EXPECTED NAME RUN JSONL EXIT
@@ -20,7 +20,7 @@ import json
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in tests/
-from wire_pcap import parse_tshark_v  # noqa: E402 (tests/, next to this file)
+from wire_pcap import parse_tshark_v  # noqa: E402 (next to this file)
 
 DIRS = ('c2s', 's2c')
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Hand-built edge-case captures for `ddpwire dump`, and what it must say
-about them: the independent oracle of tests/dump_test.sh and
-tests/dump_tshark.sh. Python 3 standard library only; nothing here comes
+about them: the independent oracle of tests/cli/dump_test.sh and
+tests/cli/dump_tshark.sh. Python 3 standard library only; nothing here comes
 from ddpwire's C code.
 
   dump_caps.py OUTDIR     writes the captures and OUTDIR/expected.json
                           (the committed ones are in tests/data/dump/)
 
-tests/dump_check.py compares what ddpwire dump and tshark say with
+tests/lib/dump_check.py compares what ddpwire dump and tshark say with
 expected.json.
 
 Everything is built from the spec texts (../../shared/specs): CRC32c
@@ -867,7 +867,7 @@ def main():
         exp.append(sc.entry())
     with open(os.path.join(outdir, 'expected.json'), 'w') as f:
         # one capture a line
-        f.write('{"generator": "tests/dump_caps.py", "captures": [\n')
+        f.write('{"generator": "tests/lib/dump_caps.py", "captures": [\n')
         f.write(',\n'.join(json.dumps(e, sort_keys=True, separators=(',', ':')) for e in exp))
         f.write('\n]}\n')
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Independent CRC verdicts for the MPA connections of one capture
-(tests/siw_interop.sh, when a case fails with a CRC mismatch). Standard
+(tests/wire/siw_interop.sh, when a case fails with a CRC mismatch). Standard
 library only: the pcap reader, reassembly and FPDU walk of wire_pcap.py
 and the table CRC32c of dump_caps.py, nothing of ddpwire's C code.
 

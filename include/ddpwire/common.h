@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every protocol module of ddpwire shares: the export macro, the
+ * library version, the error codes and their names. Every other public
+ * header includes it; <ddpwire/ddpwire.h> includes them all.
+ */
+#ifndef DDPWIRE_COMMON_H
+#define DDPWIRE_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h> /* ssize_t */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Marks what the shared library exports. The library is built with hidden
+ * visibility, so only what the public headers declare with DW_EXTERN is
+ * visible to its users.
+ */
+#if defined(DW_BUILDING_LIBRARY) && defined(__GNUC__)
+#define DW_EXTERN __attribute__((visibility("default")))
+#else
+#define DW_EXTERN
+#endif
+
+#define DW_VERSION_MAJOR 0
+#define DW_VERSION_MINOR 1
+#define DW_VERSION_PATCH 0
+#define DW_VERSION_STRING "0.1.0"
+
+/** Returns the library's version string, e.g. "0.1.0". */
+DW_EXTERN const char *dw_version(void);
+
+/*
+ * Library error codes. Every function that can fail returns 0 (or a
+ * non-negative count) on success and one of these negative values on
+ * failure. DW_ERR_NEED_MORE ("need more bytes") is kept apart from
+ * DW_ERR_MALFORMED ("these bytes can never be valid").
+ *
+ * Protocol error codes that a peer's stream provokes (MPA's 1/2/3, ...)
+ * are not library errors: they have their own enums in the protocol
+ * headers and are reported through callbacks.
+ *
+ * X(name, value, description)
+ */
+#define DW_ERRORS(X)                                                          \
+    X(OK, 0, "success")                                                       \
+    X(NEED_MORE, -1, "need more bytes")                                       \
+    X(MALFORMED, -2, "malformed input")                                       \
+    X(INVAL, -3, "invalid argument")                                          \
+    X(NOMEM, -4, "out of memory")                                             \
+    X(NOSPACE, -5, "output buffer too small")                                 \
+    X(EMPTY, -6, "record of zero octets")                                     \
+    X(TOO_LONG, -7, "record longer than the protocol allows")                 \
+    X(PROTO, -8, "protocol error reported; stream stopped")                   \
+    X(UNSUPPORTED, -9, "not supported on this machine or build")              \
+    X(STATE, -10, "operation not allowed in this state")                      \
+    X(IO, -11, "system call failed (see errno)")                              \
+    X(TIMEOUT, -12, "timed out")                                              \
+    X(REJECTED, -13, "the peer rejected the MPA connection")                  \
+    X(ENABLEMENT, -14, "the peer does not speak MPA in this start-up mode")   \
+    X(CLOSED, -15, "connection closed")
+
+/** The last (most negative) DW_ERR_* value. */
+#define DW_ERR_LAST DW_ERR_CLOSED
+
+typedef enum dw_err {
+#define DW_ERR_ENUM_(name, value, text) DW_ERR_##name = (value),
+    DW_ERRORS(DW_ERR_ENUM_)
+#undef DW_ERR_ENUM_
+} dw_err;
+
+/** Human-readable description of a DW_ERR_* value ("need more bytes"). */
+DW_EXTERN const char *dw_strerror(int err);
+
+/** Symbolic name of a DW_ERR_* value ("DW_ERR_NEED_MORE"). */
+DW_EXTERN const char *dw_err_name(int err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DDPWIRE_COMMON_H */
