@@ -1,6 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * Fuzz target: the whole `ddpwire dump` pipeline (tools/ddpwire/dump_*.c,
- * compiled in): dump_init, dump_packet per frame, dump_finish, the summary.
+ * Fuzz target: the library's dissector (<ddpwire/dissect.h>), the whole of
+ * `ddpwire dump` but the printing: dw_dissect_packet per frame, then
+ * dw_dissect_finish.
  *
  * Input: a pcap or pcapng file, read by libpcap from memory as the tool
  * reads a file; its last octet is the option selector (SEL below). An
@@ -9,24 +11,26 @@
  * frames, each a 2-octet big-endian word (low 14 bits: captured length,
  * top 2: how much longer the frame was on the wire) and its octets.
  *
- * Each input runs three times: text -v with SEL's options, --max-flows 2,
- * --store 256; --json -v with the other options, --max-flows 1, --store 0;
- * text with the tool's defaults. Every frame is copied to a buffer of
- * exactly its captured length (reads past it are sanitizer errors). The
- * counters must add up, at most --max-flows flows may be open, all must
- * be finished at the end, and every JSON line must be one JSON object.
+ * Each input runs three times: with SEL's options, max_flows 2, store 256;
+ * with the other options, max_flows 1, store 0; with the defaults. Every
+ * frame is copied to a buffer of exactly its captured length (reads past
+ * it are sanitizer errors). The counters must add up: packets, flows begun
+ * and ended against those open (never more than max_flows), protocol
+ * errors against the events that reported them; every event names an open
+ * flow and a direction whose framing fits the event; all flows are
+ * finished at the end.
  *
- * SEL: bits 0-1 --framing auto|mpa|ift|none; 2-3 and 4-5 --markers and
- * --crc (0, 1 learn, 2 off, 3 on); 6-7 nothing, --mpa-start 5000,
- * --mpa-start 5000:1001, or --port 5000 --mpa-start 40000:1001.
+ * SEL: bits 0-1 mode auto|mpa|ift|none; 2-3 and 4-5 markers and crc (0,
+ * 1 learn, 2 off, 3 on); 6-7 nothing, mpa_port 5000, mpa_port 5000 at
+ * sequence number 1001, or port 5000 only with mpa_port 40000 at 1001.
  */
+#include <ddpwire/dissect.h>
+
 #include <pcap/pcap.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "dump.h"
 
 static const unsigned links[] = {
     DW_PKT_LINK_NULL, DW_PKT_LINK_ETHERNET, DW_PKT_LINK_DLT_RAW, DW_PKT_LINK_RAW,
@@ -36,137 +40,135 @@ static const unsigned links[] = {
 static const size_t wire_extra[] = {0, 1, 64, 65535};
 
 typedef struct run {
-    dump D;
-    char *json;       /* --json output (open_memstream) */
-    size_t json_len;
-    uint64_t fed;
+    dw_dissect_settings s;
+    dw_dissect *D;
+    unsigned linktype;
+    uint64_t fed, started, ended, errors;
 } run;
 
-/* ---- a strict JSON checker for the --json lines ---------------------- */
+/* ---- invariants of the events ---------------------------------------- */
 
-static const char *js_value(const char *p, const char *end, int depth);
-
-static const char *js_ws(const char *p, const char *end)
+static void check_dir(run *r, const dw_dissect_dir *d)
 {
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    return p;
+    dw_dissect_stats st;
+    dw_dissect_stats_get(r->D, &st);
+    if (!d || !d->flow || (d->dir != DW_FLOW_C2S && d->dir != DW_FLOW_S2C) ||
+        dw_dissect_flow_dir(d->flow, d->dir) != d || d->flow->id > st.flows_seen)
+        abort();
 }
 
-static const char *js_string(const char *p, const char *end)
+static void count(run *r, dw_dissect_severity sev)
 {
-    if (p == end || *p++ != '"')
-        return NULL;
-    while (p < end && *p != '"') {
-        unsigned char c = (unsigned char)*p++;
-        if (c < 0x20 || c >= 0x80)
-            return NULL; /* control octets escaped; the tool prints ASCII */
-        if (c != '\\')
-            continue;
-        if (p == end)
-            return NULL;
-        c = (unsigned char)*p++;
-        if (c == 'u') {
-            for (int i = 0; i < 4; i++, p++)
-                if (p == end || !strchr("0123456789abcdefABCDEF", *p) || !*p)
-                    return NULL;
-        } else if (!strchr("\"\\/bfnrt", c) || !c) {
-            return NULL;
-        }
-    }
-    return p < end ? p + 1 : NULL;
+    if (sev > 1 || sev < -1)
+        abort();
+    r->errors += sev > 0;
 }
 
-static const char *js_digits(const char *p, const char *end)
+static void on_fpdu(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_check_fpdu *fp,
+                    const dw_mpa_check_marker *mk, size_t nmk, void *u)
 {
-    const char *s = p;
-    while (p < end && *p >= '0' && *p <= '9')
-        p++;
-    return p > s ? p : NULL;
+    (void)D;
+    check_dir(u, d);
+    if (d->framing != DW_DISSECT_FOUND_MPA || (nmk && !mk) || fp->fpdu_len < 6 ||
+        fp->head_len > fp->ulpdu_len)
+        abort();
 }
 
-static const char *js_number(const char *p, const char *end)
+static void on_mpa_event(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_check_event *ev,
+                         dw_dissect_severity sev, void *u)
 {
-    if (p < end && *p == '-')
-        p++;
-    if (p < end && *p == '0')
-        p++;
-    else if (!(p = js_digits(p, end)))
-        return NULL;
-    if (p < end && *p == '.' && !(p = js_digits(p + 1, end)))
-        return NULL;
-    if (p < end && (*p == 'e' || *p == 'E')) {
-        p++;
-        if (p < end && (*p == '+' || *p == '-'))
-            p++;
-        p = js_digits(p, end);
-    }
-    return p;
+    (void)D;
+    check_dir(u, d);
+    if (d->framing != DW_DISSECT_FOUND_MPA || !dw_mpa_check_event_name(ev->kind))
+        abort();
+    count(u, sev);
 }
 
-static const char *js_list(const char *p, const char *end, int depth, char close, int obj)
+static void on_ift_frame(dw_dissect *D, const dw_dissect_dir *d, const dw_ift_check_frame *fr,
+                         void *u)
 {
-    p = js_ws(p + 1, end);
-    if (p < end && *p == close)
-        return p + 1;
-    for (;;) {
-        if (obj) {
-            if (!(p = js_string(js_ws(p, end), end)))
-                return NULL;
-            p = js_ws(p, end);
-            if (p == end || *p++ != ':')
-                return NULL;
-        }
-        if (!(p = js_value(p, end, depth + 1)))
-            return NULL;
-        p = js_ws(p, end);
-        if (p == end)
-            return NULL;
-        if (*p == close)
-            return p + 1;
-        if (*p++ != ',')
-            return NULL;
-    }
+    (void)D, (void)fr;
+    check_dir(u, d);
+    if (d->framing != DW_DISSECT_FOUND_IFT)
+        abort();
 }
 
-static const char *js_value(const char *p, const char *end, int depth)
+static void on_ift_event(dw_dissect *D, const dw_dissect_dir *d, const dw_ift_check_event *ev,
+                         dw_dissect_severity sev, void *u)
 {
-    p = js_ws(p, end);
-    if (p == end || depth > 16)
-        return NULL;
-    if (*p == '{')
-        return js_list(p, end, depth, '}', 1);
-    if (*p == '[')
-        return js_list(p, end, depth, ']', 0);
-    if (*p == '"')
-        return js_string(p, end);
-    static const char *const words[] = {"true", "false", "null"};
-    for (int i = 0; i < 3; i++) {
-        size_t n = strlen(words[i]);
-        if ((size_t)(end - p) >= n && !memcmp(p, words[i], n))
-            return p + n;
-    }
-    return js_number(p, end);
+    (void)D;
+    check_dir(u, d);
+    if (d->framing != DW_DISSECT_FOUND_IFT || !dw_ift_check_event_name(ev->kind))
+        abort();
+    count(u, sev);
 }
 
-/* Every line one object with a "type" member first. */
-static void check_json(const char *s, size_t len)
+static void on_reasm_event(dw_dissect *D, const dw_dissect_dir *d, const dw_reasm_event *ev,
+                           dw_dissect_severity sev, void *u)
 {
-    const char *end = s + len;
-    while (s < end) {
-        const char *nl = memchr(s, '\n', (size_t)(end - s));
-        if (!nl || strncmp(s, "{\"type\":\"", 9) || js_value(s, nl, 0) != nl)
+    (void)D;
+    check_dir(u, d);
+    if (!dw_reasm_event_name(ev->kind))
+        abort();
+    count(u, sev);
+}
+
+static void on_gap(dw_dissect *D, const dw_dissect_dir *d, const dw_reasm_gap *g, void *u)
+{
+    (void)D;
+    check_dir(u, d);
+    if (!g->len)
+        abort();
+}
+
+static void on_tcpopt(dw_dissect *D, const dw_dissect_dir *d, const dw_dissect_tcpopt *o,
+                      void *u)
+{
+    (void)D;
+    check_dir(u, d);
+    ((run *)u)->errors += !o->valid;
+}
+
+static void on_ipoib(dw_dissect *D, const dw_dissect_ipoib *ip, void *u)
+{
+    (void)D;
+    if (!ip->is_arp && ip->arp_ok)
+        abort();
+    ((run *)u)->errors += ip->is_arp && !ip->arp_ok;
+}
+
+static void on_flow_start(dw_dissect *D, const dw_flow *f, void *u)
+{
+    (void)D;
+    run *r = u;
+    r->started++;
+    if (f->id != r->started || r->started - r->ended > r->s.max_flows)
+        abort();
+}
+
+static void on_flow_end(dw_dissect *D, const dw_flow *f, void *u)
+{
+    (void)D;
+    run *r = u;
+    r->ended++;
+    for (int k = 0; k < 2; k++) {
+        const dw_dissect_dir *d = dw_dissect_flow_dir(f, k);
+        check_dir(r, d);
+        dw_dissect_dir_stats st;
+        dw_dissect_dir_stats_get(d, &st);
+        if (d->framing == DW_DISSECT_UNDECIDED || d->tcpopt_bad > d->tcpopts ||
+            (d->framing != DW_DISSECT_FOUND_MPA && st.mpa.fpdus) ||
+            (d->framing != DW_DISSECT_FOUND_IFT && st.ift.frames))
             abort();
-        s = nl + 1;
     }
 }
 
-/* ---- running the pipeline -------------------------------------------- */
+/* ---- running the dissector ------------------------------------------ */
 
-static void set_opts(dump_opts *o, unsigned sel)
+static void set_opts(dw_dissect_settings *o, unsigned sel)
 {
     static const int mode[] = {-1, -1, 0, 1};
-    o->framing = (int)(sel & 3);
+    o->mode = (dw_dissect_mode)(sel & 3);
     o->markers = mode[sel >> 2 & 3];
     o->crc = mode[sel >> 4 & 3];
     switch (sel >> 6 & 3) {
@@ -183,37 +185,22 @@ static void set_opts(dump_opts *o, unsigned sel)
     }
 }
 
-static FILE *devnull(void)
-{
-    static FILE *f;
-    if (!f && !(f = fopen("/dev/null", "w")))
-        abort();
-    return f;
-}
-
-/* cfg 0: text -v SEL; 1: --json -v ~SEL; 2: the defaults. */
+/* cfg 0: SEL; 1: ~SEL, one flow, no store; 2: the defaults. */
 static int run_begin(run *r, int cfg, unsigned sel, unsigned linktype)
 {
-    dump *D = &r->D;
+    static const dw_dissect_callbacks cb = {
+        .on_fpdu = on_fpdu, .on_mpa_event = on_mpa_event, .on_ift_frame = on_ift_frame,
+        .on_ift_event = on_ift_event, .on_reasm_event = on_reasm_event, .on_gap = on_gap,
+        .on_tcpopt = on_tcpopt, .on_ipoib = on_ipoib, .on_flow_start = on_flow_start,
+        .on_flow_end = on_flow_end};
     memset(r, 0, sizeof *r);
-    D->o.markers = D->o.crc = D->o.mpa_port = -1;
-    D->o.max_flows = cfg == 0 ? 2 : cfg == 1 ? 1 : 256;
-    D->o.store = cfg == 0 ? 256 : cfg == 1 ? 0 : 262144;
-    D->o.verbose = cfg < 2;
-    D->o.json = cfg == 1;
+    dw_dissect_settings_default(&r->s);
+    r->s.max_flows = cfg == 0 ? 2 : cfg == 1 ? 1 : 256;
+    r->s.store = cfg == 0 ? 256 : cfg == 1 ? 0 : 262144;
     if (cfg < 2)
-        set_opts(&D->o, cfg ? ~sel & 0xff : sel);
-    D->out = D->o.json ? open_memstream(&r->json, &r->json_len) : devnull();
-    if (!D->out)
-        abort();
-    if (dump_init(D)) {
-        if (D->o.json)
-            fclose(D->out);
-        free(r->json);
-        return -1;
-    }
-    D->linktype = linktype;
-    return 0;
+        set_opts(&r->s, cfg ? ~sel & 0xff : sel);
+    r->linktype = linktype;
+    return dw_dissect_new(&r->D, &r->s, &cb, r);
 }
 
 static void run_packet(run *r, const uint8_t *p, size_t caplen, size_t wirelen)
@@ -223,29 +210,28 @@ static void run_packet(run *r, const uint8_t *p, size_t caplen, size_t wirelen)
         return;
     if (caplen)
         memcpy(copy, p, caplen);
-    dump_packet(&r->D, caplen ? copy : NULL, caplen, wirelen);
+    uint64_t n = dw_dissect_packet(r->D, r->linktype, r->fed, caplen ? copy : NULL, caplen,
+                                   wirelen);
     free(copy);
     r->fed++;
-    if (r->D.flows_open > r->D.o.max_flows || r->D.packets != r->fed)
+    dw_dissect_stats st;
+    dw_dissect_stats_get(r->D, &st);
+    if (n != r->fed || st.packets != r->fed || st.flows_open > r->s.max_flows ||
+        st.flows_open != r->started - r->ended || st.protocol_errors != r->errors)
         abort();
 }
 
-static void run_end(run *r, int read_error)
+static void run_end(run *r)
 {
-    dump *D = &r->D;
-    dump_finish(D);
-    int status = (read_error || D->protocol_errors) ? 1 : D->incomplete ? 3 : 0;
-    out_summary(D, status);
-    uint64_t sorted = D->tcp_packets + D->not_tcp + D->unreadable;
-    if (D->flows_open || D->table || sorted < D->packets ||
-        (D->linktype != DW_PKT_LINK_IPOIB && sorted != D->packets))
+    dw_dissect_finish(r->D);
+    dw_dissect_stats st;
+    dw_dissect_stats_get(r->D, &st);
+    uint64_t sorted = st.tcp_packets + st.not_tcp + st.unreadable;
+    if (st.flows_open || r->started != r->ended || r->started != st.flows_seen ||
+        st.protocol_errors != r->errors || sorted < st.packets ||
+        (r->linktype != DW_PKT_LINK_IPOIB && sorted != st.packets))
         abort();
-    if (D->o.json) {
-        if (fclose(D->out))
-            abort();
-        check_json(r->json, r->json_len);
-        free(r->json);
-    }
+    dw_dissect_del(r->D);
 }
 
 /* ---- the two input forms --------------------------------------------- */
@@ -273,7 +259,7 @@ static void run_capture(const uint8_t *data, size_t size, int cfg)
         if (rc > 0)
             run_packet(&r, p, h->caplen, h->len);
     pcap_close(pc); /* closes fp */
-    run_end(&r, rc == PCAP_ERROR);
+    run_end(&r);
 }
 
 static void run_raw(const uint8_t *data, size_t size, int cfg)
@@ -291,7 +277,7 @@ static void run_raw(const uint8_t *data, size_t size, int cfg)
         run_packet(&r, data + at + 2, cap, cap + wire_extra[w >> 14]);
         at += 2 + cap;
     }
-    run_end(&r, 0);
+    run_end(&r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,7 +1,9 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ddpwire dump: read a capture (file or live), check MPA, IFT, TCP RDMA
- * options and IPoIB in it (dump_flow.c), report (dump_out.c). This file:
- * options, libpcap, the progress line, the exit status (docs/DUMP.md).
+ * options and IPoIB in it (the library's dissector, <ddpwire/dissect.h>),
+ * report (dump_out.c, dump_report.c). This file: options, libpcap, the
+ * progress line, the exit status (docs/DUMP.md).
  */
 #include <pcap/pcap.h>
 
@@ -64,7 +66,7 @@ static int onoff(const char *opt, const char *v, int *out)
     return 0;
 }
 
-static int parse_mpa_start(dump_opts *o, const char *v)
+static int parse_mpa_start(dw_dissect_settings *o, const char *v)
 {
     uint64_t n;
     char port[16];
@@ -88,12 +90,12 @@ static int parse_mpa_start(dump_opts *o, const char *v)
     return 0;
 }
 
-static int parse_framing(dump_opts *o, const char *v)
+static int parse_framing(dw_dissect_settings *o, const char *v)
 {
     static const char *names[] = {"auto", "mpa", "ift", "none"};
     for (int k = 0; k < 4; k++)
         if (v && !strcmp(v, names[k])) {
-            o->framing = k;
+            o->mode = (dw_dissect_mode)k;
             return 0;
         }
     fprintf(stderr, "ddpwire dump: --framing takes auto, mpa, ift or none\n");
@@ -121,27 +123,29 @@ static int option(dump_opts *o, int argc, char **argv, int *i, const char **ifac
         }
         *iface = v;
     } else if (!strcmp(a, "--mpa-start"))
-        r = parse_mpa_start(o, v);
+        r = parse_mpa_start(&o->ds, v);
     else if (!strcmp(a, "--framing"))
-        r = parse_framing(o, v);
+        r = parse_framing(&o->ds, v);
     else if (!strcmp(a, "--markers"))
-        r = onoff(a, v, &o->markers);
+        r = onoff(a, v, &o->ds.markers);
     else if (!strcmp(a, "--crc"))
-        r = onoff(a, v, &o->crc);
+        r = onoff(a, v, &o->ds.crc);
     else if (!strcmp(a, "--port")) {
-        if (o->nports == 16) {
+        if (o->ds.nports == DW_DISSECT_PORTS_MAX) {
             fprintf(stderr, "ddpwire dump: at most 16 --port options\n");
             return -1;
         }
         r = cli_u64(a, v, 1, 65535, &n);
-        o->ports[o->nports++] = (int)n;
+        o->ds.ports[o->ds.nports++] = (uint16_t)n;
     } else if (!strcmp(a, "-c"))
         r = cli_u64(a, v, 1, UINT64_MAX, &o->count);
-    else if (!strcmp(a, "--max-flows"))
-        r = cli_u64(a, v, 1, 1u << 20, &o->max_flows);
-    else if (!strcmp(a, "--store"))
-        r = cli_u64(a, v, 0, 1u << 30, &o->store);
-    else
+    else if (!strcmp(a, "--max-flows")) {
+        r = cli_u64(a, v, 1, 1u << 20, &n);
+        o->ds.max_flows = (size_t)n;
+    } else if (!strcmp(a, "--store")) {
+        r = cli_u64(a, v, 0, 1u << 30, &n);
+        o->ds.store = (size_t)n;
+    } else
         return 0;
     (*i)++;
     return r ? -1 : 1;
@@ -154,7 +158,7 @@ typedef struct progress {
     int shown;
 } progress;
 
-static void progress_tick(progress *pg, dump *D, pcap_t *pc, int final)
+static void progress_tick(progress *pg, dump *P, pcap_t *pc, int final)
 {
     if (!pg->on)
         return;
@@ -172,9 +176,11 @@ static void progress_tick(progress *pg, dump *D, pcap_t *pc, int final)
         if (at >= 0)
             snprintf(pct, sizeof pct, " %5.1f%%", 100.0 * (double)at / (double)pg->size);
     }
+    dw_dissect_stats t;
+    dw_dissect_stats_get(P->ds, &t);
     fprintf(stderr, "\r%s %llu packets, %llu flows (%llu open), %llu errors%s", pct,
-            (unsigned long long)D->packets, (unsigned long long)D->flows_seen,
-            (unsigned long long)D->flows_open, (unsigned long long)D->protocol_errors,
+            (unsigned long long)t.packets, (unsigned long long)t.flows_seen,
+            (unsigned long long)t.flows_open, (unsigned long long)t.protocol_errors,
             final ? "\n" : "   ");
     pg->shown = 1;
 }
@@ -208,19 +214,21 @@ static int set_filter(pcap_t *pc, const char *expr)
     return 0;
 }
 
-static int read_loop(dump *D, pcap_t *pc, progress *pg)
+static int read_loop(dump *P, pcap_t *pc, progress *pg)
 {
     struct pcap_pkthdr *h;
     const u_char *p;
     int rc;
+    unsigned lt = (unsigned)pcap_datalink(pc);
     while (!stop_flag && (rc = pcap_next_ex(pc, &h, &p)) >= 0) {
         if (rc == 0)
             continue; /* live: timeout */
-        dump_packet(D, p, h->caplen, h->len);
-        if (D->o.count && D->packets >= D->o.count)
+        uint64_t t = (uint64_t)h->ts.tv_sec * 1000000u + (uint64_t)h->ts.tv_usec;
+        uint64_t n = dw_dissect_packet(P->ds, lt, t, p, h->caplen, h->len);
+        if (P->o.count && n >= P->o.count)
             break;
-        if ((D->packets & 255) == 0)
-            progress_tick(pg, D, pc, 0);
+        if ((n & 255) == 0)
+            progress_tick(pg, P, pc, 0);
     }
     if (!stop_flag && rc == PCAP_ERROR) {
         fprintf(stderr, "ddpwire dump: %s\n", pcap_geterr(pc));
@@ -273,9 +281,7 @@ int cmd_dump(int argc, char **argv)
         }
     static dump D;
     memset(&D, 0, sizeof D);
-    D.o.markers = D.o.crc = D.o.mpa_port = -1;
-    D.o.max_flows = 256;
-    D.o.store = 262144;
+    dw_dissect_settings_default(&D.o.ds);
     D.o.progress = isatty(2);
     const char *file = NULL, *iface = NULL;
     char filter[1024] = "";
@@ -293,13 +299,12 @@ int cmd_dump(int argc, char **argv)
         pcap_close(pc);
         return 2;
     }
-    if (dump_init(&D)) {
+    D.out = stdout;
+    if (dump_open(&D)) {
         fprintf(stderr, "ddpwire dump: out of memory\n");
         pcap_close(pc);
         return 1;
     }
-    D.out = stdout;
-    D.linktype = (unsigned)pcap_datalink(pc);
     if (iface) {
         live_pc = pc;
         signal(SIGINT, on_signal);
@@ -309,8 +314,14 @@ int cmd_dump(int argc, char **argv)
     progress_tick(&pg, &D, pc, 1);
     live_pc = NULL;
     pcap_close(pc);
-    dump_finish(&D);
-    int status = (rerr || D.protocol_errors) ? 1 : D.incomplete ? 3 : 0;
+    dw_dissect_finish(D.ds);
+    dw_dissect_stats t;
+    dw_dissect_stats_get(D.ds, &t);
+    if (t.nomem)
+        fprintf(stderr, "ddpwire dump: out of memory: %llu connections or checkers not checked\n",
+                (unsigned long long)t.nomem);
+    int status = (rerr || t.protocol_errors) ? 1 : t.incomplete ? 3 : 0;
     out_summary(&D, status);
+    dw_dissect_del(D.ds);
     return status;
 }

@@ -1,33 +1,30 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * ddpwire dump: output, as text (a summary per flow; -v one line per FPDU,
- * frame and event) or JSON lines (docs/DUMP.md). Errors are printed in
- * text mode without -v too, the first MAX_TEXT_ERRORS per direction.
+ * ddpwire dump: the dissector's events as text (a summary per flow; -v one
+ * line per FPDU, frame and event) or JSON lines (docs/DUMP.md). Errors are
+ * printed in text mode without -v too, the first MAX_TEXT_ERRORS per
+ * direction.
  */
 #include <ddpwire/ddp.h>
-#include <ddpwire/ipoib.h>
-#include <ddpwire/tcpopt.h>
 #include <ddpwire/mpa_startup.h>
-#include <ddpwire/ift_check.h>
 #include <ddpwire/rdmap.h>
 
-#include <arpa/inet.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dump.h"
 
 #define MAX_TEXT_ERRORS 20u
 
+/* Per flow: the error lines shown per direction. */
+typedef struct dump_app {
+    uint64_t printed_errors[2];
+} dump_app;
+
 const char *dump_dir_name(int dir)
 {
-    return dir == DUMP_C2S ? "c2s" : "s2c";
-}
-
-void dump_addr(char *buf, size_t cap, const dump_flow *f, int side)
-{
-    char ip[INET6_ADDRSTRLEN];
-    inet_ntop(f->ipv == 4 ? AF_INET : AF_INET6, f->addr[side], ip, sizeof ip);
-    snprintf(buf, cap, f->ipv == 4 ? "%s:%u" : "[%s]:%u", ip, (unsigned)f->port[side]);
+    return dir == DW_FLOW_C2S ? "c2s" : "s2c";
 }
 
 void out_json_str(FILE *f, const char *s)
@@ -51,32 +48,31 @@ static const char *tf(int v)
 }
 
 /* The JSON members every per-direction record starts with. */
-static void json_head(dump_dir *d, const char *type)
+static void json_head(dump *P, const dw_dissect_dir *d, const char *type)
 {
-    fprintf(d->flow->owner->out, "{\"type\":\"%s\",\"flow\":%" PRIu64 ",\"dir\":\"%s\"", type,
+    fprintf(P->out, "{\"type\":\"%s\",\"flow\":%" PRIu64 ",\"dir\":\"%s\"", type,
             d->flow->id, dump_dir_name(d->dir));
 }
 
 /* Text lines: "flow 3 c2s ". */
-static FILE *text_line(dump_dir *d)
+FILE *dump_text_line(dump *P, const dw_dissect_dir *d)
 {
-    FILE *f = d->flow->owner->out;
-    fprintf(f, "flow %" PRIu64 " %s ", d->flow->id, dump_dir_name(d->dir));
-    return f;
+    fprintf(P->out, "flow %" PRIu64 " %s ", d->flow->id, dump_dir_name(d->dir));
+    return P->out;
 }
 
 /* Should an error line be printed in text mode? */
-static int text_error(dump_dir *d)
+int dump_text_error(dump *P, const dw_dissect_dir *d)
 {
-    const dump_opts *o = &d->flow->owner->o;
-    if (o->json)
+    if (P->o.json)
         return 0;
-    if (o->verbose)
+    if (P->o.verbose)
         return 1;
-    d->printed_errors++;
-    if (d->printed_errors == MAX_TEXT_ERRORS + 1)
-        fprintf(text_line(d), "... further errors not shown (-v shows all)\n");
-    return d->printed_errors <= MAX_TEXT_ERRORS;
+    dump_app *a = dw_dissect_flow_app(d->flow);
+    uint64_t n = a ? ++a->printed_errors[d->dir] : 1;
+    if (n == MAX_TEXT_ERRORS + 1)
+        fprintf(dump_text_line(P, d), "... further errors not shown (-v shows all)\n");
+    return n <= MAX_TEXT_ERRORS;
 }
 
 static const char *crc_name(dw_mpa_check_crc c)
@@ -120,15 +116,16 @@ static void json_markers(FILE *f, const dw_mpa_check_marker *mk, size_t n)
     fputc(']', f);
 }
 
-void out_fpdu(dump_dir *d, const dw_mpa_check_fpdu *fp, const dw_mpa_check_marker *mk,
-              size_t nmk)
+static void on_fpdu(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_check_fpdu *fp,
+                    const dw_mpa_check_marker *mk, size_t nmk, void *u)
 {
-    const dump_opts *o = &d->flow->owner->o;
-    FILE *f = d->flow->owner->out;
+    (void)D;
+    dump *P = u;
+    FILE *f = P->out;
     char ddp[128];
     ddp_line(ddp, sizeof ddp, fp->head, fp->head_len);
-    if (o->json) {
-        json_head(d, "fpdu");
+    if (P->o.json) {
+        json_head(P, d, "fpdu");
         fprintf(f, ",\"index\":%" PRIu64 ",\"pos\":%" PRIu64 ",\"offset\":%" PRIu64
                    ",\"seq\":%u,\"ulpdu_len\":%u,\"pad\":%u,\"fpdu_len\":%u,\"crc\":\"%s\","
                    "\"crc_wire\":\"0x%08x\",\"crc_calc\":\"0x%08x\",\"first_pkt\":%" PRIu64
@@ -145,10 +142,11 @@ void out_fpdu(dump_dir *d, const dw_mpa_check_fpdu *fp, const dw_mpa_check_marke
         fputs("}\n", f);
         return;
     }
-    if (!o->verbose)
+    if (!P->o.verbose)
         return;
-    fprintf(text_line(d), "fpdu %" PRIu64 " pos %" PRIu64 " seq %u len %u pad %u wire %u "
-                          "crc %s markers %u%s%s%s pkts %" PRIu64 "..%" PRIu64 " (%u) %s%s%s\n",
+    fprintf(dump_text_line(P, d),
+            "fpdu %" PRIu64 " pos %" PRIu64 " seq %u len %u pad %u wire %u "
+            "crc %s markers %u%s%s%s pkts %" PRIu64 "..%" PRIu64 " (%u) %s%s%s\n",
             fp->index, fp->pos, (unsigned)fp->seq, (unsigned)fp->ulpdu_len, (unsigned)fp->pad,
             (unsigned)fp->fpdu_len, crc_name(fp->crc), (unsigned)fp->markers,
             fp->bad_markers ? " (bad)" : "", fp->aligned ? " aligned" : "",
@@ -156,21 +154,22 @@ void out_fpdu(dump_dir *d, const dw_mpa_check_fpdu *fp, const dw_mpa_check_marke
             fp->resync ? "resync " : "", ddp, fp->pad_nonzero ? " pad-not-zero" : "");
 }
 
-static void out_startup(dump_dir *d, const dw_mpa_check_event *ev)
+static void out_startup(dump *P, const dw_dissect_dir *d, const dw_mpa_check_event *ev)
 {
     const dw_mpa_startup *fr = ev->frame;
-    FILE *f = d->flow->owner->out;
+    FILE *f = P->out;
     const char *kind = fr->kind == DW_MPA_STARTUP_REQUEST ? "request" : "reply";
-    if (d->flow->owner->o.json) {
-        json_head(d, "startup");
+    if (P->o.json) {
+        json_head(P, d, "startup");
         fprintf(f, ",\"pkt\":%" PRIu64 ",\"offset\":%" PRIu64 ",\"kind\":\"%s\","
                    "\"markers\":%s,\"crc\":%s,\"reject\":%s,\"rev\":%u,\"pd_len\":%u}\n",
                 ev->pkt, ev->offset, kind, tf(fr->flags & DW_MPA_FLAG_MARKERS),
                 tf(fr->flags & DW_MPA_FLAG_CRC), tf(fr->flags & DW_MPA_FLAG_REJECT),
                 (unsigned)fr->rev, (unsigned)fr->pd_len);
-    } else if (d->flow->owner->o.verbose) {
-        fprintf(text_line(d), "RFC 5044 %s (pkt %" PRIu64 "): M=%d C=%d R=%d rev %u, %u octets "
-                              "of private data\n",
+    } else if (P->o.verbose) {
+        fprintf(dump_text_line(P, d),
+                "RFC 5044 %s (pkt %" PRIu64 "): M=%d C=%d R=%d rev %u, %u octets "
+                "of private data\n",
                 kind, ev->pkt, !!(fr->flags & DW_MPA_FLAG_MARKERS),
                 !!(fr->flags & DW_MPA_FLAG_CRC), !!(fr->flags & DW_MPA_FLAG_REJECT),
                 (unsigned)fr->rev, (unsigned)fr->pd_len);
@@ -178,62 +177,77 @@ static void out_startup(dump_dir *d, const dw_mpa_check_event *ev)
 }
 
 /* A generic event: JSON always; text with -v, or when it is an error. */
-static void out_event(dump_dir *d, const char *kind, int code, uint64_t offset, uint32_t seq,
-                      uint64_t pkt, uint64_t len, const char *detail, int error)
+typedef struct ev_line {
+    const char *kind;
+    int code;
+    uint64_t offset;
+    uint32_t seq;
+    uint64_t pkt, len;
+    const char *detail;
+} ev_line;
+
+static void out_event(dump *P, const dw_dissect_dir *d, const ev_line *e, int error)
 {
-    FILE *f = d->flow->owner->out;
-    if (d->flow->owner->o.json) {
-        json_head(d, "event");
+    FILE *f = P->out;
+    if (P->o.json) {
+        json_head(P, d, "event");
         fprintf(f, ",\"kind\":\"%s\",\"code\":%d,\"offset\":%" PRIu64 ",\"seq\":%u,\"pkt\":%" PRIu64
                    ",\"len\":%" PRIu64 ",\"detail\":",
-                kind, code, offset, (unsigned)seq, pkt, len);
-        out_json_str(f, detail ? detail : "");
+                e->kind, e->code, e->offset, (unsigned)e->seq, e->pkt, e->len);
+        out_json_str(f, e->detail ? e->detail : "");
         fputs("}\n", f);
         return;
     }
-    if (error ? !text_error(d) : !d->flow->owner->o.verbose)
+    if (error ? !dump_text_error(P, d) : !P->o.verbose)
         return;
-    fprintf(text_line(d), "%s%s", error ? "ERROR " : "", kind);
-    if (code)
-        fprintf(f, " (%s error %d)", d->framing == FR_IFT ? "IFT" : "MPA", code);
-    fprintf(f, " at offset %" PRIu64 " seq %u", offset, (unsigned)seq);
-    if (pkt && pkt != UINT64_MAX)
-        fprintf(f, " pkt %" PRIu64, pkt);
-    fprintf(f, "%s%s\n", detail && *detail ? ": " : "", detail ? detail : "");
+    fprintf(dump_text_line(P, d), "%s%s", error ? "ERROR " : "", e->kind);
+    if (e->code)
+        fprintf(f, " (%s error %d)", d->framing == DW_DISSECT_FOUND_IFT ? "IFT" : "MPA", e->code);
+    fprintf(f, " at offset %" PRIu64 " seq %u", e->offset, (unsigned)e->seq);
+    if (e->pkt && e->pkt != UINT64_MAX)
+        fprintf(f, " pkt %" PRIu64, e->pkt);
+    fprintf(f, "%s%s\n", e->detail && *e->detail ? ": " : "", e->detail ? e->detail : "");
 }
 
-void out_mpa_event(dump_dir *d, const dw_mpa_check_event *ev)
+static void on_mpa_event(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_check_event *ev,
+                         dw_dissect_severity sev, void *u)
 {
+    (void)D, (void)sev;
+    dump *P = u;
     if (ev->kind == DW_MPA_CHECK_EV_STARTUP && ev->frame) {
-        out_startup(d, ev);
+        out_startup(P, d, ev);
         return;
     }
     int error = ev->code != DW_MPA_ERR_NONE || ev->kind == DW_MPA_CHECK_EV_LENGTH ||
                 ev->kind == DW_MPA_CHECK_EV_PAD || ev->kind == DW_MPA_CHECK_EV_MARKER_RESERVED ||
                 ev->kind == DW_MPA_CHECK_EV_STARTUP_BAD || ev->kind == DW_MPA_CHECK_EV_MODE ||
                 ev->kind == DW_MPA_CHECK_EV_GAP;
-    out_event(d, dw_mpa_check_event_name(ev->kind), (int)ev->code, ev->offset, ev->seq,
-              ev->pkt, ev->len, ev->detail, error);
+    ev_line e = {dw_mpa_check_event_name(ev->kind), (int)ev->code, ev->offset, ev->seq,
+                 ev->pkt, ev->len, ev->detail};
+    out_event(P, d, &e, error);
 }
 
-void out_reasm_event(dump_dir *d, const dw_reasm_event *ev)
+static void on_reasm_event(dw_dissect *D, const dw_dissect_dir *d, const dw_reasm_event *ev,
+                           dw_dissect_severity sev, void *u)
 {
+    (void)D;
     char detail[96];
     if (ev->kind == DW_REASM_EV_SYN || ev->kind == DW_REASM_EV_FIN)
         return; /* milestones every connection has */
     snprintf(detail, sizeof detail, "segment seq %u, %u octets", (unsigned)ev->seq,
              (unsigned)ev->len);
-    int error = ev->kind == DW_REASM_EV_MISMATCH || ev->kind == DW_REASM_EV_DROPPED;
-    out_event(d, dw_reasm_event_name(ev->kind), 0, ev->offset, ev->seq, ev->pkt, ev->len,
-              detail, error);
+    ev_line e = {dw_reasm_event_name(ev->kind), 0, ev->offset, ev->seq, ev->pkt, ev->len, detail};
+    out_event(u, d, &e, sev != 0);
 }
 
-void out_gap(dump_dir *d, const dw_reasm_gap *g)
+static void on_gap(dw_dissect *D, const dw_dissect_dir *d, const dw_reasm_gap *g, void *u)
 {
+    (void)D;
     char detail[96];
     snprintf(detail, sizeof detail, "%" PRIu64 " octets %s", g->len,
              g->kind == DW_REASM_GAP_SNAPLEN ? "cut by the snap length" : "not in the capture");
-    out_event(d, "gap", 0, g->offset, g->seq, g->pkt, g->len, detail, 1);
+    ev_line e = {"gap", 0, g->offset, g->seq, g->pkt, g->len, detail};
+    out_event(u, d, &e, 1);
 }
 
 static const char *ift_verdict(dw_ift_check_crc v)
@@ -241,17 +255,19 @@ static const char *ift_verdict(dw_ift_check_crc v)
     return v == DW_IFT_CHECK_CRC_GOOD ? "good" : v == DW_IFT_CHECK_CRC_BAD ? "bad" : "missing";
 }
 
-void out_ift(dump_dir *d, const dw_ift_check_frame *fr)
+static void on_ift_frame(dw_dissect *D, const dw_dissect_dir *d, const dw_ift_check_frame *fr,
+                         void *u)
 {
-    const dump_opts *o = &d->flow->owner->o;
-    FILE *f = d->flow->owner->out;
+    (void)D;
+    dump *P = u;
+    FILE *f = P->out;
     char ddp[128] = "";
     if (fr->header_crc == DW_IFT_CHECK_CRC_GOOD)
         ddp_line(ddp, sizeof ddp, fr->head, fr->head_len);
     int complete = fr->header_crc != DW_IFT_CHECK_CRC_MISSING &&
                    fr->payload_crc != DW_IFT_CHECK_CRC_MISSING;
-    if (o->json) {
-        json_head(d, "ift");
+    if (P->o.json) {
+        json_head(P, d, "ift");
         fprintf(f, ",\"index\":%" PRIu64 ",\"offset\":%" PRIu64 ",\"seq\":%u,\"header_size\":%u,"
                    "\"payload_size\":%u,\"header_crc\":\"%s\",\"payload_crc\":\"%s\","
                    "\"complete\":%s,\"first_pkt\":%" PRIu64 ",\"last_pkt\":%" PRIu64
@@ -262,9 +278,10 @@ void out_ift(dump_dir *d, const dw_ift_check_frame *fr)
                 (unsigned)fr->segments, tf(fr->aligned), tf(fr->packed), tf(fr->resync));
         out_json_str(f, ddp);
         fputs("}\n", f);
-    } else if (o->verbose) {
-        fprintf(text_line(d), "ift %" PRIu64 " seq %u header %u payload %u header-crc %s "
-                              "payload-crc %s pkts %" PRIu64 "..%" PRIu64 " (%u)%s%s%s %s\n",
+    } else if (P->o.verbose) {
+        fprintf(dump_text_line(P, d),
+                "ift %" PRIu64 " seq %u header %u payload %u header-crc %s "
+                "payload-crc %s pkts %" PRIu64 "..%" PRIu64 " (%u)%s%s%s %s\n",
                 fr->index, (unsigned)fr->seq, (unsigned)fr->header_size,
                 (unsigned)fr->payload_size, ift_verdict(fr->header_crc),
                 ift_verdict(fr->payload_crc), fr->first_pkt, fr->last_pkt,
@@ -273,52 +290,75 @@ void out_ift(dump_dir *d, const dw_ift_check_frame *fr)
     }
 }
 
-void out_ift_event(dump_dir *d, const char *kind, int code, uint64_t offset, uint32_t seq,
-                   uint64_t pkt, uint64_t len, const char *detail, int error)
+static void on_ift_event(dw_dissect *D, const dw_dissect_dir *d, const dw_ift_check_event *ev,
+                         dw_dissect_severity sev, void *u)
 {
-    out_event(d, kind, code, offset, seq, pkt, len, detail, error);
+    (void)D;
+    ev_line e = {dw_ift_check_event_name(ev->kind), (int)ev->code, ev->offset, ev->seq,
+                 ev->pkt, ev->len, ev->detail};
+    out_event(u, d, &e, sev != 0 || ev->kind == DW_IFT_CHECK_EV_GAP);
 }
 
-void out_tcpopt(dump_dir *d, const uint8_t *opts, size_t optlen, size_t payload_len)
+static void on_tcpopt(dw_dissect *D, const dw_dissect_dir *d, const dw_dissect_tcpopt *o,
+                      void *u)
 {
-    dw_tcpopt_found fo;
-    dw_tcpopt_reason why = DW_TCPOPT_R_OK;
-    int rc = dw_tcpopt_parse(&fo, &why, opts, optlen, payload_len);
-    if (rc == 0 || (rc < 0 && why == DW_TCPOPT_R_OPTIONS_MALFORMED && !memchr(opts, 25, optlen)))
-        return; /* no RDMA option (a malformed list without kind 25 is not ours) */
-    dump *D = d->flow->owner;
-    if (rc == 1 && DW_TCPOPT_HAS_DATA(&fo.opt)) { /* 3.1.4: one total per transfer */
-        if (!d->ttot_set || d->ttot.rid != fo.opt.rid)
-            dw_tcpopt_total_init(&d->ttot, fo.opt.rid);
-        d->ttot_set = 1;
-        why = dw_tcpopt_total_check(&d->ttot, &fo.opt);
-        if (why != DW_TCPOPT_R_OK)
-            rc = DW_ERR_MALFORMED;
-    }
-    int valid = rc == 1;
-    d->tcpopts++;
-    if (!valid) {
-        d->tcpopt_bad++;
-        d->protocol_errors++;
-        D->protocol_errors++;
-    }
-    const dw_tcpopt *t = &fo.opt;
-    if (D->o.json) {
-        json_head(d, "tcpopt");
-        fprintf(D->out, ",\"pkt\":%" PRIu64 ",\"len\":%u,\"a\":%s,\"u\":%s,\"rid\":\"0x%012" PRIx64
+    (void)D;
+    dump *P = u;
+    const dw_tcpopt *t = &o->found.opt;
+    if (P->o.json) {
+        json_head(P, d, "tcpopt");
+        fprintf(P->out, ",\"pkt\":%" PRIu64 ",\"len\":%u,\"a\":%s,\"u\":%s,\"rid\":\"0x%012" PRIx64
                         "\",\"buffer_offset\":%u,\"data_offset\":%u,\"data_length\":%u,"
                         "\"total_length\":%u,\"count\":%u,\"foreign\":%u,\"valid\":%s,\"reason\":",
-                D->pkt, (unsigned)t->len, tf(t->a), tf(t->u), t->rid, (unsigned)t->buffer_offset,
+                o->pkt, (unsigned)t->len, tf(t->a), tf(t->u), t->rid, (unsigned)t->buffer_offset,
                 (unsigned)t->data_offset, (unsigned)t->data_length, (unsigned)t->total_length,
-                fo.count, fo.foreign, tf(valid));
-        out_json_str(D->out, valid ? "" : dw_tcpopt_reason_str(why));
-        fputs("}\n", D->out);
-    } else if (D->o.verbose || (!valid && text_error(d))) {
-        fprintf(text_line(d), "%sTCP RDMA option pkt %" PRIu64 " len %u A=%u U=%u RID 0x%012" PRIx64
-                              " buffer offset %u data %u+%u total %u%s%s\n",
-                valid ? "" : "ERROR ", D->pkt, (unsigned)t->len, (unsigned)t->a, (unsigned)t->u,
-                t->rid, (unsigned)t->buffer_offset, (unsigned)t->data_offset,
-                (unsigned)t->data_length, (unsigned)t->total_length, valid ? "" : ": ",
-                valid ? "" : dw_tcpopt_reason_str(why));
+                o->found.count, o->found.foreign, tf(o->valid));
+        out_json_str(P->out, o->valid ? "" : dw_tcpopt_reason_str(o->reason));
+        fputs("}\n", P->out);
+    } else if (P->o.verbose || (!o->valid && dump_text_error(P, d))) {
+        fprintf(dump_text_line(P, d),
+                "%sTCP RDMA option pkt %" PRIu64 " len %u A=%u U=%u RID 0x%012" PRIx64
+                " buffer offset %u data %u+%u total %u%s%s\n",
+                o->valid ? "" : "ERROR ", o->pkt, (unsigned)t->len, (unsigned)t->a,
+                (unsigned)t->u, t->rid, (unsigned)t->buffer_offset, (unsigned)t->data_offset,
+                (unsigned)t->data_length, (unsigned)t->total_length, o->valid ? "" : ": ",
+                o->valid ? "" : dw_tcpopt_reason_str(o->reason));
     }
+}
+
+static void on_ipoib(dw_dissect *D, const dw_dissect_ipoib *ip, void *u)
+{
+    (void)D;
+    out_ipoib(u, ip);
+}
+
+static void on_flow_start(dw_dissect *D, const dw_flow *f, void *u)
+{
+    (void)D, (void)u;
+    dw_dissect_flow_set_app(f, calloc(1, sizeof(dump_app)));
+}
+
+static void on_flow_end(dw_dissect *D, const dw_flow *f, void *u)
+{
+    (void)D;
+    out_flow(u, f);
+    free(dw_dissect_flow_app(f));
+    dw_dissect_flow_set_app(f, NULL);
+}
+
+int dump_open(dump *P)
+{
+    static const dw_dissect_callbacks cb = {
+        .on_fpdu = on_fpdu,
+        .on_mpa_event = on_mpa_event,
+        .on_ift_frame = on_ift_frame,
+        .on_ift_event = on_ift_event,
+        .on_reasm_event = on_reasm_event,
+        .on_gap = on_gap,
+        .on_tcpopt = on_tcpopt,
+        .on_ipoib = on_ipoib,
+        .on_flow_start = on_flow_start,
+        .on_flow_end = on_flow_end,
+    };
+    return dw_dissect_new(&P->ds, &P->o.ds, &cb, P);
 }

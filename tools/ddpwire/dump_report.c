@@ -1,9 +1,9 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ddpwire dump: IPoIB frames (link type 242) and the per-flow and final
  * summaries, as text or JSON lines (docs/DUMP.md).
  */
 #include <ddpwire/ipoib.h>
-#include <ddpwire/ift_check.h>
 
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -52,97 +52,76 @@ static void ipv4_str(char *buf, size_t cap, uint32_t host_order)
     inet_ntop(AF_INET, &be, buf, (socklen_t)cap);
 }
 
-static void out_arp(dump *D, const dw_ipoib_arp *a, uint16_t type)
+static void out_arp(dump *P, const dw_dissect_ipoib *ip)
 {
+    const dw_ipoib_arp *a = &ip->arp;
     char sip[16], tip[16];
     ipv4_str(sip, sizeof sip, a->spa);
     ipv4_str(tip, sizeof tip, a->tpa);
-    if (D->o.json) {
-        fprintf(D->out, "{\"type\":\"ipoib\",\"pkt\":%" PRIu64 ",\"ethertype\":\"0x%04x\","
-                        "\"arp\":{\"op\":%u,", D->pkt, (unsigned)type, (unsigned)a->op);
-        json_ib_addr(D->out, "sender", &a->sha);
-        fprintf(D->out, ",\"sender_ip\":\"%s\",", sip);
-        json_ib_addr(D->out, "target", &a->tha);
-        fprintf(D->out, ",\"target_ip\":\"%s\"}}\n", tip);
+    if (P->o.json) {
+        fprintf(P->out, "{\"type\":\"ipoib\",\"pkt\":%" PRIu64 ",\"ethertype\":\"0x%04x\","
+                        "\"arp\":{\"op\":%u,", ip->pkt, (unsigned)ip->hdr.type, (unsigned)a->op);
+        json_ib_addr(P->out, "sender", &a->sha);
+        fprintf(P->out, ",\"sender_ip\":\"%s\",", sip);
+        json_ib_addr(P->out, "target", &a->tha);
+        fprintf(P->out, ",\"target_ip\":\"%s\"}}\n", tip);
         return;
     }
-    fprintf(D->out, "pkt %" PRIu64 " IPoIB ARP %s %s is-at ", D->pkt,
+    fprintf(P->out, "pkt %" PRIu64 " IPoIB ARP %s %s is-at ", ip->pkt,
             a->op == DW_IPOIB_ARP_REQUEST ? "request: who has" : "reply:", a->op == 1 ? tip : sip);
-    text_ib_addr(D->out, a->op == DW_IPOIB_ARP_REQUEST ? &a->tha : &a->sha);
-    fprintf(D->out, "; from %s ", sip);
-    text_ib_addr(D->out, &a->sha);
-    fputc('\n', D->out);
+    text_ib_addr(P->out, a->op == DW_IPOIB_ARP_REQUEST ? &a->tha : &a->sha);
+    fprintf(P->out, "; from %s ", sip);
+    text_ib_addr(P->out, &a->sha);
+    fputc('\n', P->out);
 }
 
-void out_ipoib(dump *D, const uint8_t *frame, size_t caplen)
+void out_ipoib(dump *P, const dw_dissect_ipoib *ip)
 {
-    dw_ipoib_lt242 ph;
-    dw_ipoib_hdr h;
-    if (dw_ipoib_lt242_decode(&ph, frame, caplen) < 0 ||
-        dw_ipoib_hdr_decode(&h, frame + DW_IPOIB_LT242_LEN, caplen - DW_IPOIB_LT242_LEN) < 0) {
-        D->unreadable++;
+    if (ip->is_arp && !ip->arp_ok) {
+        if (P->o.json)
+            fprintf(P->out, "{\"type\":\"ipoib\",\"pkt\":%" PRIu64 ",\"ethertype\":"
+                            "\"0x0806\",\"error\":\"malformed ARP\"}\n", ip->pkt);
+        else
+            fprintf(P->out, "pkt %" PRIu64 " ERROR malformed IPoIB ARP\n", ip->pkt);
         return;
     }
-    const uint8_t *p = frame + DW_IPOIB_LT242_LEN + 4;
-    size_t n = caplen - DW_IPOIB_LT242_LEN - 4;
-    if (h.type == DW_IPOIB_TYPE_ARP) {
-        dw_ipoib_arp a;
-        if (dw_ipoib_arp_decode(&a, p, n) < 0) {
-            D->protocol_errors++;
-            if (D->o.json)
-                fprintf(D->out, "{\"type\":\"ipoib\",\"pkt\":%" PRIu64 ",\"ethertype\":"
-                                "\"0x0806\",\"error\":\"malformed ARP\"}\n", D->pkt);
-            else
-                fprintf(D->out, "pkt %" PRIu64 " ERROR malformed IPoIB ARP\n", D->pkt);
-            return;
-        }
-        if (D->o.json || D->o.verbose)
-            out_arp(D, &a, h.type);
+    if (ip->is_arp) {
+        if (P->o.json || P->o.verbose)
+            out_arp(P, ip);
         return;
     }
-    if (D->o.json) {
-        fprintf(D->out, "{\"type\":\"ipoib\",\"pkt\":%" PRIu64 ",\"ethertype\":\"0x%04x\",",
-                D->pkt, (unsigned)h.type);
-        if (ph.grh)
-            fprintf(D->out, "\"multicast\":true,\"sqpn\":\"0x%06x\"}\n", (unsigned)ph.sqpn);
+    if (P->o.json) {
+        fprintf(P->out, "{\"type\":\"ipoib\",\"pkt\":%" PRIu64 ",\"ethertype\":\"0x%04x\",",
+                ip->pkt, (unsigned)ip->hdr.type);
+        if (ip->lt242.grh)
+            fprintf(P->out, "\"multicast\":true,\"sqpn\":\"0x%06x\"}\n", (unsigned)ip->lt242.sqpn);
         else {
-            json_ib_addr(D->out, "dest", &ph.dst);
-            fputs("}\n", D->out);
+            json_ib_addr(P->out, "dest", &ip->lt242.dst);
+            fputs("}\n", P->out);
         }
-    } else if (D->o.verbose) {
-        fprintf(D->out, "pkt %" PRIu64 " IPoIB type 0x%04x %s", D->pkt, (unsigned)h.type,
-                ph.grh ? "multicast (GRH)" : "to ");
-        if (!ph.grh)
-            text_ib_addr(D->out, &ph.dst);
-        fputc('\n', D->out);
+    } else if (P->o.verbose) {
+        fprintf(P->out, "pkt %" PRIu64 " IPoIB type 0x%04x %s", ip->pkt, (unsigned)ip->hdr.type,
+                ip->lt242.grh ? "multicast (GRH)" : "to ");
+        if (!ip->lt242.grh)
+            text_ib_addr(P->out, &ip->lt242.dst);
+        fputc('\n', P->out);
     }
 }
 
 /* ---- flow summaries -------------------------------------------------- */
-
-static const char *framing_name(int fr)
-{
-    static const char *n[] = {"unknown", "mpa", "ift", "tcp"};
-    return (unsigned)fr < 4 ? n[fr] : "?";
-}
 
 static double rate(uint64_t a, uint64_t b)
 {
     return b ? (double)a / (double)b : 0.0;
 }
 
-static void json_dir(FILE *f, const dump_dir *d)
+static void json_dir(FILE *f, const dw_dissect_dir *d)
 {
-    dw_reasm_stats rs;
-    dw_mpa_check_stats ms;
-    memset(&ms, 0, sizeof ms);
-    dw_reasm_stats_get(d->reasm, &rs);
-    if (d->mpa && d->framing == FR_MPA)
-        dw_mpa_check_stats_get(d->mpa, &ms);
-    dw_ift_check_stats x;
-    memset(&x, 0, sizeof x);
-    if (d->ift && d->framing == FR_IFT)
-        dw_ift_check_stats_get(d->ift, &x);
+    dw_dissect_dir_stats st;
+    dw_dissect_dir_stats_get(d, &st);
+    const dw_reasm_stats rs = st.reasm;
+    const dw_mpa_check_stats ms = st.mpa;
+    const dw_ift_check_stats x = st.ift;
     fprintf(f, "\"%s\":{\"framing\":\"%s\",\"packets\":%" PRIu64 ",\"octets\":%" PRIu64
                ",\"fpdus\":%" PRIu64 ",\"ulpdu_octets\":%" PRIu64 ",\"crc_errors\":%" PRIu64
                ",\"marker_errors\":%" PRIu64 ",\"markers\":%" PRIu64 ",\"length_errors\":%" PRIu64
@@ -153,7 +132,7 @@ static void json_dir(FILE *f, const dump_dir *d)
                ",\"gap_octets\":%" PRIu64 ",\"resyncs\":%" PRIu64 ",\"retransmits\":%" PRIu64
                ",\"overlaps\":%" PRIu64 ",\"mismatches\":%" PRIu64 ",\"out_of_order\":%" PRIu64
                ",\"protocol_errors\":%" PRIu64 ",\"incomplete\":%" PRIu64 ",\"first_error\":",
-            dump_dir_name(d->dir), framing_name(d->framing), d->packets, d->octets, ms.fpdus,
+            dump_dir_name(d->dir), dw_dissect_framing_name(d->framing), d->packets, d->octets, ms.fpdus,
             ms.ulpdu_octets, ms.crc_bad, ms.marker_errors, ms.markers_seen, ms.length_errors,
             ms.pad_errors, ms.aligned, ms.packed, rate(ms.aligned, ms.fpdus),
             rate(ms.seg_packed, ms.seg_with_start), x.frames, x.header_crc_bad,
@@ -170,15 +149,15 @@ static void json_dir(FILE *f, const dump_dir *d)
         fputs("null}", f);
 }
 
-static void text_dir(FILE *f, const dump_dir *d)
+static void text_dir(FILE *f, const dw_dissect_dir *d)
 {
-    dw_reasm_stats rs;
-    dw_reasm_stats_get(d->reasm, &rs);
+    dw_dissect_dir_stats st;
+    dw_dissect_dir_stats_get(d, &st);
+    const dw_reasm_stats rs = st.reasm;
     fprintf(f, "  %s: %s, %" PRIu64 " packets, %" PRIu64 " octets", dump_dir_name(d->dir),
-            framing_name(d->framing), d->packets, d->octets);
-    if (d->mpa && d->framing == FR_MPA) {
-        dw_mpa_check_stats ms;
-        dw_mpa_check_stats_get(d->mpa, &ms);
+            dw_dissect_framing_name(d->framing), d->packets, d->octets);
+    if (d->framing == DW_DISSECT_FOUND_MPA) {
+        const dw_mpa_check_stats ms = st.mpa;
         fprintf(f, "\n    MPA%s%s: %" PRIu64 " FPDUs, %" PRIu64 " ULPDU octets; CRC %" PRIu64
                    " good, %" PRIu64 " bad, %" PRIu64 " unchecked; markers %" PRIu64 ", %" PRIu64
                    " wrong; length errors %" PRIu64 ", pad errors %" PRIu64
@@ -193,9 +172,8 @@ static void text_dir(FILE *f, const dump_dir *d)
                     (int)ms.first_error, dw_mpa_strerror(ms.first_error), ms.first_error_offset,
                     ms.first_error_pkt);
     }
-    if (d->framing == FR_IFT && d->ift) {
-        dw_ift_check_stats x;
-        dw_ift_check_stats_get(d->ift, &x);
+    if (d->framing == DW_DISSECT_FOUND_IFT) {
+        const dw_ift_check_stats x = st.ift;
         fprintf(f, "\n    IFT: %" PRIu64 " frames, %" PRIu64 " payload octets; header CRC %" PRIu64
                    " good, %" PRIu64 " bad; payload CRC %" PRIu64 " good, %" PRIu64 " bad, %" PRIu64
                    " unchecked; size errors %" PRIu64 "\n    aligned %.1f%%, packed segments %.1f%%, "
@@ -217,44 +195,51 @@ static void text_dir(FILE *f, const dump_dir *d)
             rs.gaps, rs.gap_octets, rs.retransmits, rs.overlaps, rs.mismatches, rs.out_of_order);
 }
 
-void out_flow(dump_flow *fl)
+static void addr_str(char *buf, size_t cap, const dw_flow *f, int side)
 {
-    dump *D = fl->owner;
-    char c[64], s[64];
-    dump_addr(c, sizeof c, fl, DUMP_C2S);
-    dump_addr(s, sizeof s, fl, DUMP_S2C);
-    int ok = !fl->d[0].protocol_errors && !fl->d[1].protocol_errors &&
-             !fl->d[0].incomplete && !fl->d[1].incomplete;
-    int fr = fl->d[0].framing != FR_PLAIN ? fl->d[0].framing : fl->d[1].framing;
-    if (D->o.json) {
-        fprintf(D->out, "{\"type\":\"flow\",\"flow\":%" PRIu64 ",\"client\":\"%s\",\"server\":"
-                        "\"%s\",\"framing\":\"%s\",", fl->id, c, s, framing_name(fr));
-        json_dir(D->out, &fl->d[0]);
-        fputc(',', D->out);
-        json_dir(D->out, &fl->d[1]);
-        fprintf(D->out, ",\"ok\":%s}\n", ok ? "true" : "false");
-        return;
-    }
-    fprintf(D->out, "flow %" PRIu64 " %s -> %s %s: %s\n", fl->id, c, s, framing_name(fr),
-            ok ? "ok" : "PROBLEMS");
-    text_dir(D->out, &fl->d[0]);
-    text_dir(D->out, &fl->d[1]);
+    char ip[INET6_ADDRSTRLEN];
+    inet_ntop(f->ip_version == 4 ? AF_INET : AF_INET6, f->addr[side], ip, sizeof ip);
+    snprintf(buf, cap, f->ip_version == 4 ? "%s:%u" : "[%s]:%u", ip, (unsigned)f->port[side]);
 }
 
-void out_summary(dump *D, int status)
+void out_flow(dump *P, const dw_flow *fl)
 {
-    if (D->o.json) {
-        fprintf(D->out, "{\"type\":\"summary\",\"packets\":%" PRIu64 ",\"tcp_packets\":%" PRIu64
-                        ",\"flows\":%" PRIu64 ",\"protocol_errors\":%" PRIu64
-                        ",\"incomplete\":%" PRIu64 ",\"exit\":%d}\n",
-                D->packets, D->tcp_packets, D->flows_seen, D->protocol_errors, D->incomplete,
-                status);
+    char c[64], s[64];
+    addr_str(c, sizeof c, fl, DW_FLOW_C2S);
+    addr_str(s, sizeof s, fl, DW_FLOW_S2C);
+    const dw_dissect_dir *a = dw_dissect_flow_dir(fl, 0), *b = dw_dissect_flow_dir(fl, 1);
+    int ok = !a->protocol_errors && !b->protocol_errors && !a->incomplete && !b->incomplete;
+    dw_dissect_framing fr = a->framing != DW_DISSECT_PLAIN ? a->framing : b->framing;
+    if (P->o.json) {
+        fprintf(P->out, "{\"type\":\"flow\",\"flow\":%" PRIu64 ",\"client\":\"%s\",\"server\":"
+                        "\"%s\",\"framing\":\"%s\",", fl->id, c, s, dw_dissect_framing_name(fr));
+        json_dir(P->out, a);
+        fputc(',', P->out);
+        json_dir(P->out, b);
+        fprintf(P->out, ",\"ok\":%s}\n", ok ? "true" : "false");
         return;
     }
-    fprintf(D->out, "%" PRIu64 " packets (%" PRIu64 " TCP, %" PRIu64 " other, %" PRIu64
+    fprintf(P->out, "flow %" PRIu64 " %s -> %s %s: %s\n", fl->id, c, s,
+            dw_dissect_framing_name(fr), ok ? "ok" : "PROBLEMS");
+    text_dir(P->out, a);
+    text_dir(P->out, b);
+}
+
+void out_summary(dump *P, int status)
+{
+    dw_dissect_stats t;
+    dw_dissect_stats_get(P->ds, &t);
+    if (P->o.json) {
+        fprintf(P->out, "{\"type\":\"summary\",\"packets\":%" PRIu64 ",\"tcp_packets\":%" PRIu64
+                        ",\"flows\":%" PRIu64 ",\"protocol_errors\":%" PRIu64
+                        ",\"incomplete\":%" PRIu64 ",\"exit\":%d}\n",
+                t.packets, t.tcp_packets, t.flows_seen, t.protocol_errors, t.incomplete, status);
+        return;
+    }
+    fprintf(P->out, "%" PRIu64 " packets (%" PRIu64 " TCP, %" PRIu64 " other, %" PRIu64
                     " unreadable), %" PRIu64 " flows: %" PRIu64 " protocol errors, %" PRIu64
                     " incomplete -> %s\n",
-            D->packets, D->tcp_packets, D->not_tcp, D->unreadable, D->flows_seen,
-            D->protocol_errors, D->incomplete,
+            t.packets, t.tcp_packets, t.not_tcp, t.unreadable, t.flows_seen, t.protocol_errors,
+            t.incomplete,
             status == 0 ? "all correct" : status == 1 ? "ERRORS" : "capture incomplete");
 }

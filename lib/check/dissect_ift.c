@@ -1,17 +1,18 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * ddpwire dump: IFT in one direction's stream, through the core checker
- * (<ddpwire/ift.h>, dw_ift_check): frames with both CRC verdicts, and
- * after a header CRC error or a gap the next frame found by its header CRC.
+ * The dissector's IFT side: one direction's IFT checker (<ddpwire/ift_check.h>)
+ * whose frames and events go to the caller, and in auto mode the IFT
+ * search that races the MPA search, silent until it is sure.
  */
 #include <ddpwire/crc32c.h>
-#include <ddpwire/ift_check.h>
 
 #include <stdio.h>
 #include <string.h>
 
-#include "dump.h"
+#include "check/dissect_int.h"
 
-int dump_ift_probe(const uint8_t *p, size_t n)
+/* A stream that begins with an IFT header whose CRC verifies. */
+int ds_ift_probe(const uint8_t *p, size_t n)
 {
     if (n < 8)
         return 0;
@@ -21,25 +22,32 @@ int dump_ift_probe(const uint8_t *p, size_t n)
     return dw_crc32c(0, p, 4 + hsize) == dw_crc32c_load(p + 4 + hsize);
 }
 
+static void emit_frame(ds_dir *d, const dw_ift_check_frame *fr)
+{
+    dw_dissect *D = d->flow->D;
+    if (D->cb.on_ift_frame)
+        D->cb.on_ift_frame(D, &d->pub, fr, D->ud);
+}
+
 static void on_event(dw_ift_check *c, const dw_ift_check_event *ev, void *u);
 
 /* The race is won: the held start event and first frame come out. */
-static void race_win(dump_dir *d)
+static void race_win(ds_dir *d)
 {
     d->ift_race = 0;
-    d->framing = FR_IFT; /* the MPA search is dropped (dump_flow.c) */
+    d->pub.framing = DW_DISSECT_FOUND_IFT; /* the MPA search is dropped (dissect.c) */
     d->searching = 0;
     d->race_start.detail = d->race_detail;
     on_event(d->ift, &d->race_start, d);
     d->race_fr.head = d->race_head;
-    out_ift(d, &d->race_fr);
+    emit_frame(d, &d->race_fr);
 }
 
 /* Racing: IFT wins with two frames in a row whose CRCs are all good (one
  * header CRC is 2^-32 for random octets, too weak over 256 KiB of many
  * flows), or one such frame that ends the stream; anything else before
  * that, and it drops out. */
-static void race_frame(dump_dir *d, const dw_ift_check_frame *fr)
+static void race_frame(ds_dir *d, const dw_ift_check_frame *fr)
 {
     if (d->ift_race_lost || !d->race_started || fr->header_crc != DW_IFT_CHECK_CRC_GOOD ||
         fr->payload_crc != DW_IFT_CHECK_CRC_GOOD) {
@@ -54,10 +62,10 @@ static void race_frame(dump_dir *d, const dw_ift_check_frame *fr)
         return;
     }
     race_win(d);
-    out_ift(d, fr);
+    emit_frame(d, fr);
 }
 
-static void race_event(dump_dir *d, const dw_ift_check_event *ev)
+static void race_event(ds_dir *d, const dw_ift_check_event *ev)
 {
     if (ev->kind == DW_IFT_CHECK_EV_START) {
         d->race_start = *ev;
@@ -71,40 +79,35 @@ static void race_event(dump_dir *d, const dw_ift_check_event *ev)
 static void on_frame(dw_ift_check *c, const dw_ift_check_frame *fr, void *u)
 {
     (void)c;
-    dump_dir *d = u;
+    ds_dir *d = u;
     if (d->ift_race)
         race_frame(d, fr);
     else
-        out_ift(d, fr);
+        emit_frame(d, fr);
 }
 
 static void on_event(dw_ift_check *c, const dw_ift_check_event *ev, void *u)
 {
     (void)c;
-    dump_dir *d = u;
-    dump *D = d->flow->owner;
+    ds_dir *d = u;
+    dw_dissect *D = d->flow->D;
     if (d->ift_race) {
         race_event(d, ev);
         return;
     }
     if (ev->kind == DW_IFT_CHECK_EV_GAP && ev->offset + ev->len <= d->gap_shown_end)
         return; /* shown (and counted) before the framing was known */
-    int error = ev->kind == DW_IFT_CHECK_EV_HEADER_CRC ||
-                ev->kind == DW_IFT_CHECK_EV_PAYLOAD_CRC || ev->kind == DW_IFT_CHECK_EV_SIZE;
+    int sev = ev->kind == DW_IFT_CHECK_EV_HEADER_CRC ||
+              ev->kind == DW_IFT_CHECK_EV_PAYLOAD_CRC || ev->kind == DW_IFT_CHECK_EV_SIZE;
     if (ev->kind == DW_IFT_CHECK_EV_TRUNCATED)
-        error = (d->fin || d->rst) ? 1 : -1; /* cut by the peer, or by the capture */
-    if (error > 0) {
-        d->protocol_errors++;
-        D->protocol_errors++;
-    } else if (error < 0) {
-        d->incomplete++;
-        D->incomplete++;
-    }
-    out_ift_event(d, dw_ift_check_event_name(ev->kind), (int)ev->code, ev->offset, ev->seq,
-                  ev->pkt, ev->len, ev->detail, error != 0 || ev->kind == DW_IFT_CHECK_EV_GAP);
+        sev = (d->pub.fin || d->pub.rst) ? 1 : -1; /* cut by the peer, or by the capture */
+    if (sev)
+        ds_count(d, sev < 0);
+    if (D->cb.on_ift_event)
+        D->cb.on_ift_event(D, &d->pub, ev, sev, D->ud);
 }
 
-int dump_ift_create(dump_dir *d, int race)
+int ds_ift_create(ds_dir *d, int race)
 {
     dw_ift_check_callbacks cb = {on_frame, on_event};
     dw_ift_check_settings s;
@@ -121,27 +124,27 @@ int dump_ift_create(dump_dir *d, int race)
     return dw_ift_check_new(&d->ift, &s, &cb, d);
 }
 
-void dump_ift_data(dump_dir *d, const uint8_t *p, size_t len, const dw_reasm_chunk *c)
+void ds_ift_data(ds_dir *d, const uint8_t *p, size_t len, const dw_reasm_chunk *c)
 {
     if (d->ift)
         dw_ift_check_data(d->ift, p, len, c);
 }
 
-void dump_ift_gap(dump_dir *d, const dw_reasm_gap *g)
+void ds_ift_gap(ds_dir *d, const dw_reasm_gap *g)
 {
     if (d->ift)
         dw_ift_check_gap(d->ift, g);
 }
 
-void dump_ift_end(dump_dir *d)
+void ds_ift_end(ds_dir *d)
 {
     if (d->ift)
         dw_ift_check_end(d->ift);
 }
 
-void dump_ift_race_end(dump_dir *d)
+void ds_ift_race_end(ds_dir *d)
 {
-    dump_ift_end(d); /* its last scan may still find frames */
+    ds_ift_end(d); /* its last scan may still find frames */
     if (d->ift_race && !d->ift_race_lost && d->race_frames == 1)
         race_win(d); /* one good frame, and the stream ended right after it */
 }

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal: the dissector's per-connection state, shared by dissect.c
+ * (connections, reassembly, the framing decision, MPA) and dissect_ift.c
+ * (IFT, and its race beside the MPA search). */
+#ifndef DW_LIB_DISSECT_INT_H
+#define DW_LIB_DISSECT_INT_H
+
+#include <ddpwire/dissect.h>
+
+struct dw_dissect;
+
+typedef struct ds_dir {
+    dw_dissect_dir pub;
+    struct ds_flow *flow;
+    dw_reasm *reasm;
+    dw_mpa_check *mpa;
+    dw_ift_check *ift;
+    int searching;           /* auto mode: MPA searched for, not yet found */
+    /* auto mode: IFT searched for beside MPA until two frames in a row
+     * with both CRCs good confirm it (start and first frame held) */
+    int ift_race, ift_race_lost, race_started, race_frames;
+    dw_ift_check_event race_start;
+    char race_detail[128];
+    dw_ift_check_frame race_fr;
+    uint8_t race_head[256];
+    uint64_t gap_shown_end;  /* gaps reported before the framing was decided */
+    int have_seq;
+    uint32_t stream_seq;     /* sequence number of stream offset 0 */
+    /* octets held at the start until the framing is decided */
+    uint8_t pre[256];
+    size_t pre_len;
+    dw_reasm_chunk pre_chunk[64];
+    size_t pre_chunks;
+    int syn_seen;            /* the stream's start is known */
+    dw_tcpopt_total ttot;    /* TCP RDMA option 3.1.4: the transfer's total */
+    int ttot_set;
+    int frame_seen, frame_m, frame_c, frame_r; /* its RFC 5044 frame */
+    dw_mpa_check_marker mk[136]; /* markers of the FPDU being checked */
+    size_t nmk;
+} ds_dir;
+
+typedef struct ds_flow {
+    dw_flow *f;
+    struct dw_dissect *D;
+    ds_dir d[2];
+    int framing_forced;      /* settings.mpa_port matched */
+    void *app;
+} ds_flow;
+
+struct dw_dissect {
+    dw_dissect_settings s;
+    dw_dissect_callbacks cb;
+    void *ud;
+    dw_flowtab *flows;
+    uint64_t pkt, time;
+    dw_dissect_stats st;
+};
+
+/* Counts a problem: incomplete (the capture's) or a protocol error. */
+void ds_count(ds_dir *d, int incomplete);
+
+/* dissect_ift.c: a direction's IFT checker (race: searched for beside MPA,
+ * silent until confirmed), its input, its end, and the probe of a
+ * stream's first octets. */
+int ds_ift_create(ds_dir *d, int race);
+void ds_ift_data(ds_dir *d, const uint8_t *p, size_t len, const dw_reasm_chunk *c);
+void ds_ift_gap(ds_dir *d, const dw_reasm_gap *g);
+void ds_ift_end(ds_dir *d);
+void ds_ift_race_end(ds_dir *d);
+int ds_ift_probe(const uint8_t *p, size_t len);
+
+#endif

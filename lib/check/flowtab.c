@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The connection table: a power-of-two hash of chains keyed by the
+ * unordered 4-tuple, and a doubly linked list in order of last use
+ * (oldest first) for O(1) eviction.
+ */
+#include <ddpwire/flowtab.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ft_entry {
+    dw_flow pub;
+    size_t slot;
+    struct ft_entry *next;             /* hash chain */
+    struct ft_entry *lru_prev, *lru_next;
+} ft_entry;
+
+struct dw_flowtab {
+    dw_flowtab_settings s;
+    dw_flowtab_callbacks cb;
+    void *ud;
+    ft_entry **table;
+    size_t size, open;
+    uint64_t seen;
+    ft_entry *lru_head, *lru_tail;
+};
+
+void dw_flowtab_settings_default(dw_flowtab_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    s->max_flows = 256;
+}
+
+int dw_flowtab_new(dw_flowtab **pt, const dw_flowtab_settings *s,
+                   const dw_flowtab_callbacks *cb, void *user_data)
+{
+    dw_flowtab_settings d;
+    if (!pt)
+        return DW_ERR_INVAL;
+    *pt = NULL;
+    if (!s) {
+        dw_flowtab_settings_default(&d);
+        s = &d;
+    }
+    if (!s->max_flows || s->max_flows > (1u << 24))
+        return DW_ERR_INVAL;
+    dw_flowtab *t = calloc(1, sizeof *t);
+    if (!t)
+        return DW_ERR_NOMEM;
+    t->s = *s;
+    if (cb)
+        t->cb = *cb;
+    t->ud = user_data;
+    t->size = 64;
+    while (t->size < 2 * s->max_flows)
+        t->size <<= 1;
+    if (!(t->table = calloc(t->size, sizeof *t->table))) {
+        free(t);
+        return DW_ERR_NOMEM;
+    }
+    *pt = t;
+    return 0;
+}
+
+void dw_flowtab_del(dw_flowtab *t)
+{
+    if (!t)
+        return;
+    for (ft_entry *e = t->lru_head, *n; e; e = n) {
+        n = e->lru_next;
+        free(e);
+    }
+    free(t->table);
+    free(t);
+}
+
+/* FNV-1a over the endpoints in a fixed order, so both directions meet. */
+static size_t hash_tuple(const dw_pkt_tcp *s, size_t size)
+{
+    uint64_t h = 1469598103934665603ull;
+    const uint8_t *a = s->src, *b = s->dst;
+    uint16_t pa = s->sport, pb = s->dport;
+    if (memcmp(a, b, 16) > 0 || (!memcmp(a, b, 16) && pa > pb)) {
+        const uint8_t *x = a;
+        a = b, b = x;
+        uint16_t y = pa;
+        pa = pb, pb = y;
+    }
+    for (int i = 0; i < 16; i++)
+        h = (h ^ a[i]) * 1099511628211ull, h = (h ^ b[i]) * 1099511628211ull;
+    h = (h ^ pa) * 1099511628211ull;
+    h = (h ^ pb) * 1099511628211ull;
+    return (size_t)(h & (uint64_t)(size - 1));
+}
+
+/* Which direction of f the segment travels, or -1 when it is not f's. */
+static int match(const dw_flow *f, const dw_pkt_tcp *s)
+{
+    for (int k = 0; k < 2; k++)
+        if (f->ip_version == s->ip_version && f->port[k] == s->sport &&
+            f->port[!k] == s->dport && !memcmp(f->addr[k], s->src, 16) &&
+            !memcmp(f->addr[!k], s->dst, 16))
+            return k;
+    return -1;
+}
+
+static void lru_unlink(dw_flowtab *t, ft_entry *e)
+{
+    *(e->lru_prev ? &e->lru_prev->lru_next : &t->lru_head) = e->lru_next;
+    *(e->lru_next ? &e->lru_next->lru_prev : &t->lru_tail) = e->lru_prev;
+    e->lru_prev = e->lru_next = NULL;
+}
+
+static void lru_touch(dw_flowtab *t, ft_entry *e)
+{
+    if (t->lru_tail == e)
+        return;
+    if (e->lru_prev || e->lru_next || t->lru_head == e)
+        lru_unlink(t, e);
+    e->lru_prev = t->lru_tail;
+    *(t->lru_tail ? &t->lru_tail->lru_next : &t->lru_head) = e;
+    t->lru_tail = e;
+}
+
+dw_flow *dw_flowtab_find(dw_flowtab *t, const dw_pkt_tcp *seg, int *dir)
+{
+    if (!t || !seg)
+        return NULL;
+    int k = -1;
+    ft_entry *e = t->table[hash_tuple(seg, t->size)];
+    for (; e && (k = match(&e->pub, seg)) < 0; e = e->next)
+        ;
+    if (!e)
+        return NULL;
+    lru_touch(t, e);
+    if (dir)
+        *dir = k;
+    return &e->pub;
+}
+
+void dw_flowtab_end(dw_flowtab *t, dw_flow *f)
+{
+    if (!t || !f)
+        return;
+    ft_entry *e = (ft_entry *)f;
+    if (t->cb.on_end)
+        t->cb.on_end(t, f, t->ud);
+    for (ft_entry **pp = &t->table[e->slot]; *pp; pp = &(*pp)->next)
+        if (*pp == e) {
+            *pp = e->next;
+            break;
+        }
+    lru_unlink(t, e);
+    t->open--;
+    free(e);
+}
+
+int dw_flowtab_add(dw_flowtab *t, const dw_pkt_tcp *seg, dw_flow **pf, int *dir)
+{
+    if (!t || !seg || !pf)
+        return DW_ERR_INVAL;
+    if (t->open >= t->s.max_flows && t->lru_head)
+        dw_flowtab_end(t, &t->lru_head->pub);
+    ft_entry *e = calloc(1, sizeof *e);
+    if (!e)
+        return DW_ERR_NOMEM;
+    /* the client sent the SYN; without one, the first packet's sender */
+    int swap = (seg->flags & (DW_PKT_SYN | DW_PKT_ACK)) == (DW_PKT_SYN | DW_PKT_ACK);
+    dw_flow *f = &e->pub;
+    f->id = ++t->seen;
+    f->ip_version = seg->ip_version;
+    memcpy(f->addr[swap], seg->src, 16);
+    memcpy(f->addr[!swap], seg->dst, 16);
+    f->port[swap] = seg->sport;
+    f->port[!swap] = seg->dport;
+    e->slot = hash_tuple(seg, t->size);
+    e->next = t->table[e->slot];
+    t->table[e->slot] = e;
+    t->open++;
+    lru_touch(t, e);
+    *pf = f;
+    if (dir)
+        *dir = swap;
+    return 0;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    const ft_entry *x = *(ft_entry *const *)a, *y = *(ft_entry *const *)b;
+    return x->pub.id < y->pub.id ? -1 : x->pub.id > y->pub.id;
+}
+
+void dw_flowtab_finish(dw_flowtab *t)
+{
+    if (!t)
+        return;
+    ft_entry **all = malloc((t->open ? t->open : 1) * sizeof *all);
+    if (all) {
+        size_t n = 0;
+        for (ft_entry *e = t->lru_head; e; e = e->lru_next)
+            all[n++] = e;
+        qsort(all, n, sizeof *all, by_id);
+        for (size_t i = 0; i < n; i++)
+            dw_flowtab_end(t, &all[i]->pub);
+        free(all);
+    }
+    while (t->lru_head) /* out of memory for the list: any order */
+        dw_flowtab_end(t, &t->lru_head->pub);
+}
+
+size_t dw_flowtab_open(const dw_flowtab *t)
+{
+    return t ? t->open : 0;
+}
+
+uint64_t dw_flowtab_seen(const dw_flowtab *t)
+{
+    return t ? t->seen : 0;
+}
