@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Benchmarks behind `ddpwire bench ...`, and the helpers they share. */
 #ifndef DW_BENCH_H
 #define DW_BENCH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `ddpwire bench crc`: CRC32c implementations, the fused copy, memcpy and
  * (when built with it) ISA-L's crc32_iscsi, all in one run. */
 #include "bench.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ddpwire bench framing: the marker-cost question (IFT text, section 6)
  * measured. For the same ULPDU sizes, the same machine, one run, in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ddpwire bench mpa: the MPA sender and in-order receiver against their
  * anchors, in the same run.

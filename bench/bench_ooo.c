@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ddpwire bench ooo: the segment receiver (out-of-order placement) against
  * the in-order receiver, in the same run, on the same octets.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ddpwire bench socket: MPA over loopback TCP against plain TCP with the same
  * write sizes, in the same run.

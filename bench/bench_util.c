@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared benchmark helpers: clocks, the timing loop, and reporting. */
 #define _POSIX_C_SOURCE 200112L
 #include "bench.h"

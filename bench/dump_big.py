@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """dump_big.py OUT.pcap SIZE_MB [FLOWS] [--loss PPM] [--reorder PPM]
 
 Writes a large Ethernet pcap of FLOWS concurrent TCP connections (default

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ddpwire dump on a big capture: speed and peak memory (docs/PERFORMANCE.md).
 # usage: bench/dump_big.sh DDPWIRE [SIZE_MB (1024)] [FLOWS (8)] [extra dump_big.py options]
 # Writes the capture to a temporary folder, runs `ddpwire dump` on it under

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Plain TCP (no MPA, no IFT) for `ddpwire dump`'s framing searches
 (docs/PERFORMANCE.md): every direction without start-up frames is searched
 for MPA and IFT over its first 256 KiB, so this is the worst case per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shared by fuzz_mpa_check.c and fuzz_ift_check.c: the log of what a
  * checker reported, the input decoded into a stream and its gaps, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: DDP headers and whole RDMAP ULPDUs. Whatever decodes must
  * lie inside the input, re-encode to the very same octets, and be "need

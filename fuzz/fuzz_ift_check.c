@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the IFT stream checker. The first four input octets pick
  * the settings (limits, head length, search limit, search start: 0x80 of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the IFT receiver against a model of the stream built with
  * the whole-frame decoder, plus decode/encode/sender round trips.

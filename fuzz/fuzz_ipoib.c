@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: every IPoIB decoder, chosen by the first input octet, and
  * the node's input paths (UD frames, CM messages, connected messages) in

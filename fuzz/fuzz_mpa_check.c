@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the MPA stream checker. The first four input octets pick
  * the settings (start mode, markers, CRC, head length, search limit) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the MPA in-order receiver. The first octets choose the
  * settings and a chunking; the rest is the stream. Checks the receiver's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the MPA segment receiver. The input is a header, a list of
  * segments and the stream they are cut from:

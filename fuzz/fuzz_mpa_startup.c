@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the RFC 5044 start-up frame decoder and both negotiation
  * roles. A decoded frame must lie inside the input, re-encode to the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the packet parser. Input octet 0 picks the link type, octet
  * 1 how much longer the frame was on the wire, the rest is the captured

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: ULPDUs into a queue pair with registered regions, posted
  * receive buffers and an outstanding RDMA Read, all inside guard octets.

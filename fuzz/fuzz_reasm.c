@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the capture reassembler with a tiny store and table. The
  * input is a header (store size, table size, ISN) and records of (flags,

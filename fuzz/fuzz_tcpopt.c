@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the TCP RDMA option. Input octet 0 picks the mode.
  * Even: octets 1-2 are a payload length, the rest a TCP options area; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the TCP RDMA option receiver. The input is a series of
  * segments (stream offset, payload length, an option built from fields or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Replays a fuzz target over every file of a corpus directory (or the
  * files named), so ctest exercises the targets without libFuzzer. */
 #include <dirent.h>

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # MPA enablement errors (analysis-of-mpa-over-tcp section 8, Figures 4 and 5,
 # 8.2) acted out on loopback: our MPA endpoint in each start-up mode against
 # real non-MPA programs, as client and as server.

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Writes lib/crc32c_shift_tab.h: x^(8 n) mod P (CRC32c, reflected) for
+# SPDX-License-Identifier: MIT
+"""Writes lib/crc32c/crc32c_shift_tab.h: x^(8 n) mod P (CRC32c, reflected) for
 n = lo + 256 hi, plain and times x^-32 (for the PCLMULQDQ multiply, which
-gives a b x^32). Regenerate: python3 scripts/gen_crc32c_shift.py > lib/crc32c_shift_tab.h
-tests/test_crc32c.c checks every entry's use against dw_crc32c_combine."""
+gives a b x^32). Regenerate: python3 scripts/gen_crc32c_shift.py > lib/crc32c/crc32c_shift_tab.h
+tests/unit/crc32c/test_crc32c.c checks every entry's use against dw_crc32c_combine."""
 POLY = 0x82F63B78
 
 

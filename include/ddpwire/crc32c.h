@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CRC32c (Castagnoli), as used by iSCSI digests, MPA and IFT.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * DDP (RFC 5041) and RDMAP (RFC 5040): sans-I/O codecs for the ULPDUs that
  * MPA carries. Nothing here allocates, keeps state or judges a message while

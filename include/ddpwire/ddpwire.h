@@ -16,6 +16,7 @@
  *   ipoib.h        IPoIB capability codecs and rules
  *   ipoib_node.h   a sans-I/O IPoIB interface
  *   pkt.h, reasm.h captured packets parsed, TCP reassembled per direction
+ *   flowtab.h      the connections of a capture
  *   mpa_check.h, ift_check.h   stream checkers for captures
  *   dissect.h      captured packets in, per-connection events out
  *   netsim.h, ipoib_sim.h      simulators (test equipment)
@@ -41,6 +42,8 @@
 #include <ddpwire/reasm.h>
 #include <ddpwire/mpa_check.h>
 #include <ddpwire/ift_check.h>
+#include <ddpwire/flowtab.h>
+#include <ddpwire/dissect.h>
 #include <ddpwire/netsim.h>
 #include <ddpwire/ipoib_sim.h>
 #include <ddpwire/mpa_sock.h>

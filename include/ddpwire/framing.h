@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One interface over the two framings of DDP over TCP: MPA (markers, pad,
  * one CRC, mpa.h) and IFT (sizes, header CRC, payload CRC, ift.h). The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * IFT: iWARP Framing for TCP (draft-williams-iwarp-ift-00), the framing
  * offered as an alternative to MPA.

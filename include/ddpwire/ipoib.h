@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * IPoIB advanced capabilities (draft-kashyap-ipoib-advanced-capabilities,
  * December 2001) and the later IPoIB connected mode (RFC 4755, as Linux
@@ -381,7 +382,7 @@ DW_EXTERN ssize_t dw_ipoib_lt242_decode(dw_ipoib_lt242 *out, const uint8_t *in, 
 DW_EXTERN ssize_t dw_ipoib_lt242_encode(uint8_t *out, size_t cap, const dw_ipoib_lt242 *h);
 
 /* ------------------------------------------------------------------ */
-/* Negotiation rules (lib/ipoib_nego.c)                                */
+/* Negotiation rules (lib/ipoib/ipoib_nego.c)                                */
 /* ------------------------------------------------------------------ */
 
 /** Kinds of IPoIB link, in order of preference (higher is better). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * MPA: Marker PDU Aligned framing for TCP (draft-culley-iwarp-mpa-01).
  *

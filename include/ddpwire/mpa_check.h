@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * MPA stream checker: the dissector half of MPA, what `ddpwire dump`
  * reports for one direction of a captured connection.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * MPA (or IFT) over a real TCP socket (Linux): the adapter that drives the
  * sans-I/O sender, receiver and MPA start-up negotiation through the

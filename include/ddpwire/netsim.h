@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A deterministic network simulator between an MPA sender and
  * the segment receiver (tests, `ddpwire analyze`, `ddpwire bench ooo`).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Captured frames <-> IPv4/IPv6 + TCP segments: a pure codec shared by the
  * capture tools (ddpwire tcprdma, ddpwire dump). No I/O, no allocation.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A sans-I/O RDMAP queue pair (RFC 5040 over DDP, RFC 5041) on one MPA
  * connection. It is fed the ULPDUs that MPA verified (dw_qp_recv) and

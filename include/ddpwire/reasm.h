@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One direction of a TCP connection, put back in order from captured
  * segments: the reassembler that `ddpwire dump` feeds with what a capture

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The TCP RDMA option (draft-csapuntz-tcprdma-00): kind 25, lengths 2, 4,
  * 16 or 20, annotating ordinary TCP segments so a receiver can place

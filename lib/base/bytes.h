@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: explicit big-endian wire helpers (no struct overlays). */
 #ifndef DW_LIB_BYTES_H
 #define DW_LIB_BYTES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Error names and descriptions, generated from DW_ERRORS. */
 #include <ddpwire/ddpwire.h>
 

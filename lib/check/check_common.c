@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The pieces the MPA and IFT stream checkers share (check_common.h). */
 #include <ddpwire/crc32c.h>
 #include <ddpwire/ddpwire.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Internal: what the MPA and IFT stream checkers share. The input
  * bookkeeping of their _data()/_gap() calls and the first error; the

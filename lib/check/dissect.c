@@ -13,7 +13,7 @@
 
 static const uint8_t key_req[] = "MPA ID Req Frame", key_rep[] = "MPA ID Rep Frame";
 
-void ds_count(ds_dir *d, int incomplete)
+void dw_ds_count(ds_dir *d, int incomplete)
 {
     dw_dissect *D = d->flow->D;
     if (incomplete) {
@@ -87,7 +87,7 @@ static void mpa_on_event(dw_mpa_check *c, const dw_mpa_check_event *ev, void *u)
         on_startup(d, ev->frame);
     int sev = mpa_severity(d, ev->kind);
     if (sev)
-        ds_count(d, sev < 0);
+        dw_ds_count(d, sev < 0);
     if (ev->kind == DW_MPA_CHECK_EV_GAP && ev->offset + ev->len <= d->gap_shown_end)
         return; /* shown (and counted) before the framing was known */
     if (d->searching && ev->kind == DW_MPA_CHECK_EV_NO_START) {
@@ -172,7 +172,7 @@ static dw_dissect_framing decide(ds_dir *d, int final)
         return DW_DISSECT_FOUND_MPA;
     if (!final && want_more(d) && n < 64)
         return DW_DISSECT_UNDECIDED;
-    if (ds_ift_probe(p, n))
+    if (dw_ds_ift_probe(p, n))
         return DW_DISSECT_FOUND_IFT;
     if (!final && want_more(d))
         return DW_DISSECT_UNDECIDED;
@@ -224,7 +224,7 @@ static void feed_framing(ds_dir *d, const uint8_t *p, size_t n, const dw_reasm_c
         dw_mpa_check_data(d->mpa, p, n, c);
     if (d->ift_race ? !(d->pub.framing == DW_DISSECT_FOUND_MPA && !d->searching)
                     : d->pub.framing == DW_DISSECT_FOUND_IFT)
-        ds_ift_data(d, p, n, c);
+        dw_ds_ift_data(d, p, n, c);
     end_race(d);
 }
 
@@ -239,9 +239,9 @@ static void settle(ds_dir *d, int final)
     if (fr == DW_DISSECT_FOUND_MPA) {
         uint64_t at;
         dw_mpa_check_start st = start_mode(d, &at);
-        fail = mpa_create(d, st, at) || (d->searching && ds_ift_create(d, 1));
+        fail = mpa_create(d, st, at) || (d->searching && dw_ds_ift_create(d, 1));
     } else if (fr == DW_DISSECT_FOUND_IFT) {
-        fail = ds_ift_create(d, 0) != 0;
+        fail = dw_ds_ift_create(d, 0) != 0;
     }
     if (fail) {
         d->flow->D->st.nomem++;
@@ -305,7 +305,7 @@ static void on_gap(dw_reasm *r, const dw_reasm_gap *g, void *u)
     (void)r;
     ds_dir *d = u;
     learn_seq(d, g->seq, g->offset);
-    ds_count(d, 1);
+    dw_ds_count(d, 1);
     if (d->pub.framing == DW_DISSECT_UNDECIDED && !d->pre_len) {
         emit_gap(d, g); /* nothing to decide on yet: the framing starts after it */
         d->gap_shown_end = g->offset + g->len;
@@ -315,11 +315,11 @@ static void on_gap(dw_reasm *r, const dw_reasm_gap *g, void *u)
         settle(d, 1);
     int raced = d->ift_race;
     if (raced)
-        ds_ift_gap(d, g); /* silent: shown by MPA's checker or below */
+        dw_ds_ift_gap(d, g); /* silent: shown by MPA's checker or below */
     if (d->pub.framing == DW_DISSECT_FOUND_MPA && d->mpa)
         dw_mpa_check_gap(d->mpa, g);
     else if (d->pub.framing == DW_DISSECT_FOUND_IFT && d->ift && !raced)
-        ds_ift_gap(d, g); /* the checker reports it */
+        dw_ds_ift_gap(d, g); /* the checker reports it */
     else
         emit_gap(d, g);
     end_race(d);
@@ -332,7 +332,7 @@ static void on_event(dw_reasm *r, const dw_reasm_event *ev, void *u)
     dw_dissect *D = d->flow->D;
     int sev = ev->kind == DW_REASM_EV_MISMATCH ? 1 : ev->kind == DW_REASM_EV_DROPPED ? -1 : 0;
     if (sev)
-        ds_count(d, sev < 0);
+        dw_ds_count(d, sev < 0);
     if (D->cb.on_reasm_event)
         D->cb.on_reasm_event(D, &d->pub, ev, sev, D->ud);
 }
@@ -359,11 +359,11 @@ static void end_dir(ds_dir *d)
     end_race(d);
     int raced = d->ift_race;
     if (raced)
-        ds_ift_race_end(d);
+        dw_ds_ift_race_end(d);
     if (d->searching)
         d->pub.framing = DW_DISSECT_PLAIN; /* ended before MPA or IFT was found */
     if (d->pub.framing == DW_DISSECT_FOUND_IFT && !raced)
-        ds_ift_end(d);
+        dw_ds_ift_end(d);
 }
 
 static void on_flow_end(dw_flowtab *t, dw_flow *fl, void *u)
@@ -452,7 +452,7 @@ static void tcp_options(ds_dir *d, const dw_pkt_tcp *t)
     d->pub.tcpopts++;
     if (!o.valid) {
         d->pub.tcpopt_bad++;
-        ds_count(d, 0);
+        dw_ds_count(d, 0);
     }
     if (D->cb.on_tcpopt)
         D->cb.on_tcpopt(D, &d->pub, &o, D->ud);

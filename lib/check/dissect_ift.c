@@ -12,7 +12,7 @@
 #include "check/dissect_int.h"
 
 /* A stream that begins with an IFT header whose CRC verifies. */
-int ds_ift_probe(const uint8_t *p, size_t n)
+int dw_ds_ift_probe(const uint8_t *p, size_t n)
 {
     if (n < 8)
         return 0;
@@ -102,12 +102,12 @@ static void on_event(dw_ift_check *c, const dw_ift_check_event *ev, void *u)
     if (ev->kind == DW_IFT_CHECK_EV_TRUNCATED)
         sev = (d->pub.fin || d->pub.rst) ? 1 : -1; /* cut by the peer, or by the capture */
     if (sev)
-        ds_count(d, sev < 0);
+        dw_ds_count(d, sev < 0);
     if (D->cb.on_ift_event)
         D->cb.on_ift_event(D, &d->pub, ev, sev, D->ud);
 }
 
-int ds_ift_create(ds_dir *d, int race)
+int dw_ds_ift_create(ds_dir *d, int race)
 {
     dw_ift_check_callbacks cb = {on_frame, on_event};
     dw_ift_check_settings s;
@@ -124,27 +124,27 @@ int ds_ift_create(ds_dir *d, int race)
     return dw_ift_check_new(&d->ift, &s, &cb, d);
 }
 
-void ds_ift_data(ds_dir *d, const uint8_t *p, size_t len, const dw_reasm_chunk *c)
+void dw_ds_ift_data(ds_dir *d, const uint8_t *p, size_t len, const dw_reasm_chunk *c)
 {
     if (d->ift)
         dw_ift_check_data(d->ift, p, len, c);
 }
 
-void ds_ift_gap(ds_dir *d, const dw_reasm_gap *g)
+void dw_ds_ift_gap(ds_dir *d, const dw_reasm_gap *g)
 {
     if (d->ift)
         dw_ift_check_gap(d->ift, g);
 }
 
-void ds_ift_end(ds_dir *d)
+void dw_ds_ift_end(ds_dir *d)
 {
     if (d->ift)
         dw_ift_check_end(d->ift);
 }
 
-void ds_ift_race_end(ds_dir *d)
+void dw_ds_ift_race_end(ds_dir *d)
 {
-    ds_ift_end(d); /* its last scan may still find frames */
+    dw_ds_ift_end(d); /* its last scan may still find frames */
     if (d->ift_race && !d->ift_race_lost && d->race_frames == 1)
         race_win(d); /* one good frame, and the stream ended right after it */
 }

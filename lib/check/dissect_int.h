@@ -57,16 +57,16 @@ struct dw_dissect {
 };
 
 /* Counts a problem: incomplete (the capture's) or a protocol error. */
-void ds_count(ds_dir *d, int incomplete);
+void dw_ds_count(ds_dir *d, int incomplete);
 
 /* dissect_ift.c: a direction's IFT checker (race: searched for beside MPA,
  * silent until confirmed), its input, its end, and the probe of a
  * stream's first octets. */
-int ds_ift_create(ds_dir *d, int race);
-void ds_ift_data(ds_dir *d, const uint8_t *p, size_t len, const dw_reasm_chunk *c);
-void ds_ift_gap(ds_dir *d, const dw_reasm_gap *g);
-void ds_ift_end(ds_dir *d);
-void ds_ift_race_end(ds_dir *d);
-int ds_ift_probe(const uint8_t *p, size_t len);
+int dw_ds_ift_create(ds_dir *d, int race);
+void dw_ds_ift_data(ds_dir *d, const uint8_t *p, size_t len, const dw_reasm_chunk *c);
+void dw_ds_ift_gap(ds_dir *d, const dw_reasm_gap *g);
+void dw_ds_ift_end(ds_dir *d);
+void dw_ds_ift_race_end(ds_dir *d);
+int dw_ds_ift_probe(const uint8_t *p, size_t len);
 
 #endif

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * IFT stream checker: one direction, frame by frame. Headers are judged
- * from the buffer (lib/ift_check_search.c); payloads stream past with a
+ * from the buffer (lib/check/ift_check_search.c); payloads stream past with a
  * running CRC. Unlike the receiver it never stops: errors are reported
  * and checking goes on, in sync or after a search.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the IFT stream checker's state, shared by lib/ift_check*.c. */
 #ifndef DW_LIB_IFT_CHECK_INT_H
 #define DW_LIB_IFT_CHECK_INT_H
@@ -58,7 +59,7 @@ struct dw_ift_check {
     char detail[192];
 };
 
-/* lib/ift_check.c */
+/* lib/check/ift_check.c */
 void dw_ic_emit(dw_ift_check *c, dw_ift_check_event_kind kind, dw_ift_error code,
                 uint64_t off, uint64_t pkt, uint64_t len);
 void dw_ic_rec_touch(dw_ift_check *c, const dw_cc_slice *s);
@@ -68,7 +69,7 @@ size_t dw_ic_body(dw_ift_check *c, const uint8_t *in, size_t n,
 void dw_ic_scan(dw_ift_check *c, int final);
 void dw_ic_search_reject(dw_ift_check *c);
 
-/* lib/ift_check_search.c */
+/* lib/check/ift_check_search.c */
 void dw_ic_buf_reset(dw_ift_check *c, uint64_t off);
 size_t dw_ic_buf_put(dw_ift_check *c, const uint8_t *in, size_t n,
                      const dw_cc_slice *s);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * IFT checker: the buffer. Sizes, DDP header and header CRC of each frame
  * wait here with their segment tags until the header CRC can be judged;

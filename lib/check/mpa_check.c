@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * MPA stream checker: one direction, in sync, FPDU by FPDU. The CRC is
  * computed as octets pass; only a header/tail state and the first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* MPA checker: FPDU framing octet by octet, and trying a candidate start. */
 #include <ddpwire/crc32c.h>
 

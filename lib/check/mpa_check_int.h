@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the MPA stream checker's state, shared by lib/mpa_check*.c. */
 #ifndef DW_LIB_MPA_CHECK_INT_H
 #define DW_LIB_MPA_CHECK_INT_H
@@ -102,7 +103,7 @@ struct dw_mpa_check {
     char detail[192];
 };
 
-/* lib/mpa_check.c */
+/* lib/check/mpa_check.c */
 size_t dw_ck_sync_feed(dw_mpa_check *c, const uint8_t *in, size_t n,
                        const dw_cc_slice *s);
 void dw_ck_emit(dw_mpa_check *c, dw_mpa_check_event_kind kind,
@@ -112,14 +113,14 @@ void dw_ck_lose(dw_mpa_check *c, uint64_t off);
 void dw_ck_go_start(dw_mpa_check *c, uint64_t off, uint64_t pos, const char *how);
 void dw_ck_enter_sync(dw_mpa_check *c, uint64_t off);
 
-/* lib/mpa_check_search.c */
+/* lib/check/mpa_check_search.c */
 void dw_ck_buf_reset(dw_mpa_check *c, uint64_t off);
 void dw_ck_buf_drop_all(dw_mpa_check *c);
 size_t dw_ck_buf_put(dw_mpa_check *c, const uint8_t *in, size_t n,
                      const dw_cc_slice *s);
 void dw_ck_scan(dw_mpa_check *c, int final);
 
-/* lib/mpa_check_fsm.c */
+/* lib/check/mpa_check_fsm.c */
 /* Tries the start at buffer index i (MPA position pos): the first FPDU's
  * pad and CRC are judged from the checkpoints, then dw_ck_trial_fsm. */
 int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * MPA checker: the search buffer. Octets that cannot be checked as they
  * pass (before the start is known, while FPDU boundaries are lost) wait

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Captured frames <-> IPv4/IPv6 + TCP segments (pure codec). */
 #include <ddpwire/pkt.h>
 

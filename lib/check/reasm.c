@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One direction of a TCP stream put back in order (<ddpwire/reasm.h>).
  *

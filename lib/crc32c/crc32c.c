@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CRC32c: portable reference, combine, and run-time dispatch. */
 #include "crc32c/crc32c_impl.h"
 #include "crc32c/crc32c_shift_tab.h"

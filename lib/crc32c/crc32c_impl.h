@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the CRC32c implementation table shared by lib/crc32c*.c. */
 #ifndef DW_LIB_CRC32C_IMPL_H
 #define DW_LIB_CRC32C_IMPL_H
@@ -23,7 +24,7 @@ uint32_t dw_crc32c_shift_by(uint32_t crc, size_t n);
 uint32_t dw_crc32c_shift_by_sw(uint32_t crc, size_t n);
 uint32_t dw_crc32c_shift_by_hw(uint32_t crc, size_t n);
 
-/* The x86 fast paths (lib/crc32c_x86.c): ops for impl, or NULL when the
+/* The x86 fast paths (lib/crc32c/crc32c_x86.c): ops for impl, or NULL when the
  * CPU or the build lacks it. Checks CPUID once. */
 const dw_crc32c_ops *dw_crc32c_fast_ops(dw_crc32c_impl impl);
 

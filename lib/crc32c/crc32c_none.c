@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* No fast CRC32c paths on this architecture. */
 #include "crc32c/crc32c_impl.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CRC32c fast paths for x86-64, chosen at run time by CPUID:
  *   sse42  - the crc32 instruction, three interleaved streams merged with

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * Internal: x86-64 CRC32c folding helpers shared by lib/crc32c_x86.c and
- * lib/mpa_crc_x86.c (see crc32c_x86.c for the folding math). Every helper
+ * Internal: x86-64 CRC32c folding helpers shared by lib/crc32c/crc32c_x86.c and
+ * lib/mpa/mpa_crc_x86.c (see crc32c_x86.c for the folding math). Every helper
  * carries its own target attribute, so includers build with plain -O2.
  */
 #ifndef DW_LIB_CRC32C_X86_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* MPA or IFT behind one sender/receiver interface (framing.h). */
 #include <ddpwire/framing.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* IFT: whole-frame codec and sender (header + payload -> frame). */
 #include <ddpwire/crc32c.h>
 #include <ddpwire/ift.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* IFT in-order receiver: octet stream in, verified headers and payloads out. */
 #include <ddpwire/crc32c.h>
 #include <ddpwire/ift.h>

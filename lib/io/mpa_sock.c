@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* MPA over Linux TCP sockets: the adapter around the sans-I/O core. */
 #include <ddpwire/mpa_sock.h>
 #include <ddpwire/mpa_startup.h>

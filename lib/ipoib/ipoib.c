@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* IPoIB advanced capabilities: address, flags, service IDs, private data. */
 #include <ddpwire/ipoib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* IPoIB node: link set-up with CM REQ/REP/RTU/REJ and SIDR (draft 3.1, 3.2;
  * RFC 4755 profile). Every failure leaves the peer on IPoIB-UD. */
 #include <ddpwire/ipoib_node.h>
@@ -64,12 +65,12 @@ static void send_rej(dw_ipoib_node *n, const uint8_t *gid, uint32_t remote_id, u
 
 /* ---- requester ---- */
 
-void ipoib_cm_fail(dw_ipoib_node *n, ipoib_peer *p, const char *why)
+void dw_ipoib_node_cm_fail(dw_ipoib_node *n, ipoib_peer *p, const char *why)
 {
     p->state = DW_IPOIB_LINK_FAILED;
     p->failures++;
     n->st.failures++;
-    ipoib_event(n, DW_IPOIB_EV_LINK_FAILED, p->ip, p->chosen, 0, p->sid, why);
+    dw_ipoib_node_event(n, DW_IPOIB_EV_LINK_FAILED, p->ip, p->chosen, 0, p->sid, why);
 }
 
 static void send_req(dw_ipoib_node *n, ipoib_peer *p, uint64_t now)
@@ -128,7 +129,7 @@ static void start_sidr(dw_ipoib_node *n, ipoib_peer *p, ipoib_svc *v, uint64_t s
     send_cm(n, p->addr.gid, &m);
 }
 
-void ipoib_cm_start(dw_ipoib_node *n, ipoib_peer *p, uint64_t sid, uint64_t now)
+void dw_ipoib_node_cm_start(dw_ipoib_node *n, ipoib_peer *p, uint64_t sid, uint64_t now)
 {
     dw_ipoib_mode mode = dw_ipoib_choose(n->s.caps, p->caps); /* 2.0, 3.0 */
     if (dw_ipoib_mode_connected(mode)) {
@@ -151,17 +152,17 @@ void ipoib_cm_start(dw_ipoib_node *n, ipoib_peer *p, uint64_t sid, uint64_t now)
         start_sidr(n, p, free_slot, sid, now);
 }
 
-void ipoib_cm_tick(dw_ipoib_node *n, ipoib_peer *p, uint64_t now)
+void dw_ipoib_node_cm_tick(dw_ipoib_node *n, ipoib_peer *p, uint64_t now)
 {
     if (p->state == DW_IPOIB_LINK_PENDING && now >= p->deadline)
-        ipoib_cm_fail(n, p, "timeout waiting for REP");
+        dw_ipoib_node_cm_fail(n, p, "timeout waiting for REP");
     for (int i = 0; i < IPOIB_PEER_SVC_MAX; i++)
         if (p->svc[i].state == SVC_PENDING && now >= p->svc[i].deadline) {
             p->svc[i].state = SVC_FAILED;
             p->svc_failed++;
             p->failures++;
             n->st.failures++;
-            ipoib_event(n, DW_IPOIB_EV_SVC_FAILED, p->ip, DW_IPOIB_MODE_QPN, 0, p->svc[i].sid,
+            dw_ipoib_node_event(n, DW_IPOIB_EV_SVC_FAILED, p->ip, DW_IPOIB_MODE_QPN, 0, p->svc[i].sid,
                         "timeout waiting for SIDR_REP");
         }
 }
@@ -207,7 +208,7 @@ static void on_rep(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg 
     if (rep_mtu(n, p, m, &peer_mtu) < 0) {
         n->st.cm_malformed++;
         send_rej(n, sgid, m->local_id, DW_IPOIB_REJ_CONSUMER, NULL);
-        ipoib_cm_fail(n, p, "REP private data malformed or not ours");
+        dw_ipoib_node_cm_fail(n, p, "REP private data malformed or not ours");
         return;
     }
     dw_ipoib_cm_msg r;
@@ -220,7 +221,7 @@ static void on_rep(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg 
         r.remote_id = p->remote_id;
         send_cm(n, sgid, &r);
         n->st.disconnects++;
-        ipoib_cm_fail(n, p, "link MTU below our minimum: disconnected");
+        dw_ipoib_node_cm_fail(n, p, "link MTU below our minimum: disconnected");
         return;
     }
     msg_init(&r, DW_IPOIB_CM_RTU);
@@ -229,7 +230,7 @@ static void on_rep(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg 
     send_cm(n, sgid, &r);
     p->mtu = link_mtu; /* 3.2: the smaller value */
     p->state = DW_IPOIB_LINK_UP;
-    ipoib_event(n, DW_IPOIB_EV_LINK_UP, p->ip, p->chosen, link_mtu, p->sid, NULL);
+    dw_ipoib_node_event(n, DW_IPOIB_EV_LINK_UP, p->ip, p->chosen, link_mtu, p->sid, NULL);
 }
 
 static void free_conn(dw_ipoib_node *n, const uint8_t *sgid, uint32_t local_id)
@@ -254,7 +255,7 @@ static void on_rej(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg 
     if (n->s.profile == DW_IPOIB_PROFILE_DRAFT &&
         dw_ipoib_rej_decode(&rej, m->reason, m->pd, m->pd_len) < 0) {
         n->st.cm_malformed++;
-        ipoib_cm_fail(n, p, "REJ private data malformed");
+        dw_ipoib_node_cm_fail(n, p, "REJ private data malformed");
         return;
     }
     if (dw_ipoib_on_rej(n->s.profile, &n->s.mtu, &rej, p->mtu_left, &retry)) {
@@ -262,7 +263,7 @@ static void on_rej(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg 
         p->req_mtu = retry;
         p->mtu_retries++;
         n->st.retries++;
-        ipoib_event(n, DW_IPOIB_EV_LINK_RETRY, p->ip, p->chosen, retry, p->sid,
+        dw_ipoib_node_event(n, DW_IPOIB_EV_LINK_RETRY, p->ip, p->chosen, retry, p->sid,
                     rej_text(m->reason));
         send_req(n, p, now);
         return;
@@ -273,12 +274,12 @@ static void on_rej(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg 
         p->style = p->style == DW_IPOIB_SID_LINUX ? DW_IPOIB_SID_RFC4755 : DW_IPOIB_SID_LINUX;
         p->sid_retries++;
         n->st.retries++;
-        ipoib_event(n, DW_IPOIB_EV_LINK_RETRY, p->ip, p->chosen, 0,
+        dw_ipoib_node_event(n, DW_IPOIB_EV_LINK_RETRY, p->ip, p->chosen, 0,
                     dw_ipoib_sid_cm(p->style, p->addr.qpn), rej_text(m->reason));
         send_req(n, p, now);
         return;
     }
-    ipoib_cm_fail(n, p, rej_text(m->reason));
+    dw_ipoib_node_cm_fail(n, p, rej_text(m->reason));
 }
 
 static void on_sidr_rep(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m)
@@ -299,7 +300,7 @@ static void on_sidr_rep(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm
                 v->state = SVC_UP; /* 3.1: this service's QPN from now on */
                 v->qpn = m->qpn;
                 p->svc_up++;
-                ipoib_event(n, DW_IPOIB_EV_SVC_UP, p->ip, DW_IPOIB_MODE_QPN, n->s.ud_mtu, v->sid,
+                dw_ipoib_node_event(n, DW_IPOIB_EV_SVC_UP, p->ip, DW_IPOIB_MODE_QPN, n->s.ud_mtu, v->sid,
                             NULL);
                 return;
             }
@@ -309,7 +310,7 @@ static void on_sidr_rep(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm
             p->svc_failed++;
             p->failures++;
             n->st.failures++;
-            ipoib_event(n, DW_IPOIB_EV_SVC_FAILED, p->ip, DW_IPOIB_MODE_QPN, 0, v->sid,
+            dw_ipoib_node_event(n, DW_IPOIB_EV_SVC_FAILED, p->ip, DW_IPOIB_MODE_QPN, 0, v->sid,
                         m->reason == DW_IPOIB_SIDR_OK ? "SIDR_REP malformed or not ours"
                         : m->reason == DW_IPOIB_SIDR_UNSUPPORTED
                             ? "SIDR_REP: service ID not supported"
@@ -325,7 +326,7 @@ static void refuse(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg 
                    uint16_t reason, const char *why)
 {
     n->st.refused++;
-    ipoib_event(n, DW_IPOIB_EV_REFUSED, 0, m->transport, 0, m->service_id, why);
+    dw_ipoib_node_event(n, DW_IPOIB_EV_REFUSED, 0, m->transport, 0, m->service_id, why);
     send_rej(n, sgid, m->local_id, reason, NULL);
 }
 
@@ -411,7 +412,7 @@ static void on_req(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg 
         DW_IPOIB_REQ_REJECT_MTU) { /* 3.2: REJ with the acceptable MTU, reason 3 */
         dw_ipoib_pd pd = {peer_qpn, n->s.qpn, mtu_out};
         n->st.refused++;
-        ipoib_event(n, DW_IPOIB_EV_REFUSED, 0, m->transport, mtu_out, m->service_id,
+        dw_ipoib_node_event(n, DW_IPOIB_EV_REFUSED, 0, m->transport, mtu_out, m->service_id,
                     "MTU below our minimum");
         send_rej(n, sgid, m->local_id, DW_IPOIB_REJ_NO_RESOURCES, &pd);
         return;
@@ -431,7 +432,7 @@ static void on_req(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg 
     c->mtu = link_mtu;
     c->mode = m->transport;
     n->st.accepted++;
-    ipoib_event(n, DW_IPOIB_EV_ACCEPTED, 0, c->mode, link_mtu, m->service_id, NULL);
+    dw_ipoib_node_event(n, DW_IPOIB_EV_ACCEPTED, 0, c->mode, link_mtu, m->service_id, NULL);
     send_rep(n, c, peer_qpn, mtu_out);
 }
 
@@ -482,7 +483,7 @@ static void on_dreq(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg
         if (p->used && p->state == DW_IPOIB_LINK_UP && p->local_id == m->remote_id &&
             !memcmp(p->addr.gid, sgid, DW_IPOIB_GID_LEN)) {
             p->state = DW_IPOIB_LINK_FAILED; /* back to UD */
-            ipoib_event(n, DW_IPOIB_EV_LINK_DOWN, p->ip, p->chosen, 0, p->sid, "DREQ");
+            dw_ipoib_node_event(n, DW_IPOIB_EV_LINK_DOWN, p->ip, p->chosen, 0, p->sid, "DREQ");
         }
     }
     msg_init(&r, DW_IPOIB_CM_DREP);
@@ -491,7 +492,7 @@ static void on_dreq(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg
     send_cm(n, sgid, &r);
 }
 
-int ipoib_cm_input(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m,
+int dw_ipoib_node_cm_input(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m,
                    uint64_t now)
 {
     if (n->s.cm_silent)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* IPoIB frames: encapsulation header, ARP over InfiniBand, pcap type 242. */
 #include <ddpwire/ipoib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the IPoIB node's state, shared by ipoib_node.c and ipoib_cm.c. */
 #ifndef DW_LIB_IPOIB_INTERNAL_H
 #define DW_LIB_IPOIB_INTERNAL_H
@@ -62,20 +63,20 @@ struct dw_ipoib_node {
     dw_ipoib_node_stats st;
 };
 
-void ipoib_event(dw_ipoib_node *n, dw_ipoib_event_kind k, uint32_t peer, dw_ipoib_mode m,
+void dw_ipoib_node_event(dw_ipoib_node *n, dw_ipoib_event_kind k, uint32_t peer, dw_ipoib_mode m,
                  uint32_t mtu, uint64_t sid, const char *why);
 
 /* Starts the set-up of the best common mode towards p, if any is due
  * (a connected link once; a QPN service per service ID). */
-void ipoib_cm_start(dw_ipoib_node *n, ipoib_peer *p, uint64_t sid, uint64_t now);
+void dw_ipoib_node_cm_start(dw_ipoib_node *n, ipoib_peer *p, uint64_t sid, uint64_t now);
 
 /* The link towards p fails: one failed attempt, the peer stays on UD. */
-void ipoib_cm_fail(dw_ipoib_node *n, ipoib_peer *p, const char *why);
+void dw_ipoib_node_cm_fail(dw_ipoib_node *n, ipoib_peer *p, const char *why);
 
 /* CM timers of p. */
-void ipoib_cm_tick(dw_ipoib_node *n, ipoib_peer *p, uint64_t now);
+void dw_ipoib_node_cm_tick(dw_ipoib_node *n, ipoib_peer *p, uint64_t now);
 
-int ipoib_cm_input(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m,
+int dw_ipoib_node_cm_input(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m,
                    uint64_t now);
 
 #endif

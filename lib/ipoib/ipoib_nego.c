@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* IPoIB advanced capabilities: which link, which MTU, which packet where. */
 #include <ddpwire/ipoib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* IPoIB node: address resolution over UD, routing, receive rules (sans-I/O). */
 #include <ddpwire/ipoib_node.h>
 
@@ -103,7 +104,7 @@ void dw_ipoib_node_addr(const dw_ipoib_node *n, dw_ipoib_addr *out)
     memcpy(out->gid, n->s.gid, DW_IPOIB_GID_LEN);
 }
 
-void ipoib_event(dw_ipoib_node *n, dw_ipoib_event_kind k, uint32_t peer, dw_ipoib_mode m,
+void dw_ipoib_node_event(dw_ipoib_node *n, dw_ipoib_event_kind k, uint32_t peer, dw_ipoib_mode m,
                  uint32_t mtu, uint64_t sid, const char *why)
 {
     if (!n->cb.on_event)
@@ -202,7 +203,7 @@ static int peer_tx(dw_ipoib_node *n, ipoib_peer *p, const uint8_t *pkt, size_t l
                    uint64_t sid, uint64_t now)
 {
     dw_ipoib_links l;
-    ipoib_cm_start(n, p, sid, now);
+    dw_ipoib_node_cm_start(n, p, sid, now);
     links_of(n, p, sid, &l);
     int m = dw_ipoib_route(DW_IPOIB_PKT_UNICAST, &l, len); /* 3.3 */
     if (m < 0)
@@ -334,7 +335,7 @@ static void learn(dw_ipoib_node *n, ipoib_peer *p, const dw_ipoib_addr *a, uint6
     p->addr = *a;
     /* 2.0: ignore flags of capabilities we lack; UD-only ignores all */
     p->caps = dw_ipoib_flags_decode(n->s.profile, a->flags, n->s.caps);
-    ipoib_event(n, DW_IPOIB_EV_ARP_RESOLVED, p->ip, dw_ipoib_choose(n->s.caps, p->caps), 0, 0,
+    dw_ipoib_node_event(n, DW_IPOIB_EV_ARP_RESOLVED, p->ip, dw_ipoib_choose(n->s.caps, p->caps), 0, 0,
                 NULL);
     pend_flush(n, p, 0, now);
 }
@@ -347,7 +348,7 @@ static int same_addr(const dw_ipoib_addr *a, const dw_ipoib_addr *b)
 static void arp_ignored(dw_ipoib_node *n, uint32_t ip, const char *why)
 {
     n->st.arp_ignored++;
-    ipoib_event(n, DW_IPOIB_EV_ARP_IGNORED, ip, DW_IPOIB_MODE_UD, 0, 0, why);
+    dw_ipoib_node_event(n, DW_IPOIB_EV_ARP_IGNORED, ip, DW_IPOIB_MODE_UD, 0, 0, why);
 }
 
 static void arp_input(dw_ipoib_node *n, const dw_ipoib_ud *from, const uint8_t *pkt,
@@ -406,7 +407,7 @@ static void rx_frame(dw_ipoib_node *n, const uint8_t *frame, size_t len, dw_ipoi
     dw_ipoib_pkt_class c = dw_ipoib_classify(h.type, pkt, plen);
     if (!dw_ipoib_rx_allowed(c, via)) { /* 3.3: ARP MUST only be over UD */
         n->st.rx_rule_drops++;
-        ipoib_event(n, DW_IPOIB_EV_RX_DROPPED, 0, via, 0, 0,
+        dw_ipoib_node_event(n, DW_IPOIB_EV_RX_DROPPED, 0, via, 0, 0,
                     "ARP/ND or multicast over a connected link");
         return;
     }
@@ -488,7 +489,7 @@ int dw_ipoib_node_input_cm(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib
 {
     if (!n || !sgid || !m || m->pd_len > DW_IPOIB_CM_PD_MAX)
         return DW_ERR_INVAL;
-    return ipoib_cm_input(n, sgid, m, now);
+    return dw_ipoib_node_cm_input(n, sgid, m, now);
 }
 
 /* ---- timers and state ---- */
@@ -508,7 +509,7 @@ void dw_ipoib_node_tick(dw_ipoib_node *n, uint64_t now)
                 continue;
             }
         }
-        ipoib_cm_tick(n, p, now);
+        dw_ipoib_node_cm_tick(n, p, now);
     }
 }
 

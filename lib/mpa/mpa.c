@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* MPA: sizes shared by the sender and the receivers. */
 #include <ddpwire/mpa.h>
 

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Internal: the CRC of one FPDU's wire image in a single pass
- * (lib/mpa_crc_x86.c; lib/mpa_crc_none.c elsewhere).
+ * (lib/mpa/mpa_crc_x86.c; lib/mpa/mpa_crc_none.c elsewhere).
  *
  * The image is what the CRC covers (MPA 6, 7.2): an optional leading zero
  * marker, ULPDU_Length, the ULPDU, PAD, and every marker inside, i.e. the

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * One-pass CRC32c of an FPDU's wire image (lib/mpa_crc.h), AVX-512
+ * One-pass CRC32c of an FPDU's wire image (lib/mpa/mpa_crc.h), AVX-512
  * VPCLMULQDQ. The image is folded as 64-octet vectors aligned to end at
  * the CRC field, so the first vector starts up to 60 octets before the
  * FPDU (those lanes are zero, and the initial register is xored into the

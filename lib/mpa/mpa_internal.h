@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: MPA layout helpers shared by lib/mpa*.c. */
 #ifndef DW_LIB_MPA_INTERNAL_H
 #define DW_LIB_MPA_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RFC 5044 start-up negotiation: request, reply, what was agreed; RFC 6581
  * enhanced set-up (IRD/ORD words, peer-to-peer and its RTR message). */
 #include <ddpwire/mpa.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* MPA in-order receiver: octet stream in, verified ULPDUs out. */
 #include <ddpwire/crc32c.h>
 #include <ddpwire/mpa.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * MPA segment receiver: TCP segments in arrival order in, ULPDUs placed
  * as soon as they are located and verified, delivered in sender order

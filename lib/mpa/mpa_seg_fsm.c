@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The segment receiver's FPDU parser: takes one FPDU from pieces of
  * octets given in stream order, checks its markers and CRC, and strips the

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /*
- * Internal: the segment receiver's reassembly store (lib/mpa_seg_store.c)
- * and FPDU parser (lib/mpa_seg_fsm.c), used by lib/mpa_seg.c.
+ * Internal: the segment receiver's reassembly store (lib/mpa/mpa_seg_store.c)
+ * and FPDU parser (lib/mpa/mpa_seg_fsm.c), used by lib/mpa/mpa_seg.c.
  *
  * Positions are 64-bit stream offsets (octets since MPA start); MPA
  * positions are their low 32 bits, and 2^32 is a multiple of 512, so

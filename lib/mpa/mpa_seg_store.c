@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The segment receiver's reassembly store: octets of out-of-order
  * segments kept by stream offset until their FPDUs can be assembled.

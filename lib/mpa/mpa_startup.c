@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RFC 5044 start-up frames: "MPA ID Req Frame" / "MPA ID Rep Frame". */
 #include <ddpwire/mpa.h>
 #include <ddpwire/mpa_startup.h>

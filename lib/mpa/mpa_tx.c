@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* MPA sender: ULPDU -> FPDU as iovecs (zero-copy) or into a buffer. */
 #include <ddpwire/crc32c.h>
 #include <ddpwire/mpa.h>

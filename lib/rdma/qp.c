@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RDMAP queue pair (RFC 5040 over RFC 5041): placement, queues, Terminate. */
 #include <ddpwire/qp.h>
 #include <ddpwire/mpa_startup.h>

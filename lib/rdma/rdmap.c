@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RDMAP Terminate (RFC 5040 4.8), the error tables, and validation of
  * decoded ULPDUs. */
 #include <ddpwire/ddp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hosts of the simulated fabric: a minimal IPv4 stack that answers echo
  * requests, pings, and sends and checks bulk UDP transfers. */
 #include <ddpwire/ipoib_node.h>
@@ -139,7 +140,7 @@ static size_t build_udp(uint8_t *p, uint32_t seq, size_t payload, uint16_t port,
     return total;
 }
 
-void ipoib_host_deliver(dw_ipoib_node *n, uint16_t type, const uint8_t *pkt, size_t len,
+void dw_ipoib_host_deliver(dw_ipoib_node *n, uint16_t type, const uint8_t *pkt, size_t len,
                         dw_ipoib_mode via, void *user_data)
 {
     sim_host *h = user_data;
@@ -158,7 +159,7 @@ void ipoib_host_deliver(dw_ipoib_node *n, uint16_t type, const uint8_t *pkt, siz
         on_udp(h, pkt, len, ihl);
 }
 
-int ipoib_host_generate(sim_host *h)
+int dw_ipoib_host_generate(sim_host *h)
 {
     uint8_t *out = h->f->pkt;
     int sent = 0;

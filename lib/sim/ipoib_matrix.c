@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The pairwise matrix: node kinds of every capability mix and profile, and
  * one simulated run per pair. */
 #include <ddpwire/ipoib_node.h>

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /* A simulated InfiniBand fabric for IPoIB nodes: deterministic, seeded,
  * driven one message per step. Hosts on the nodes ping, echo and move bulk
- * UDP data (lib/ipoib_host.c). */
+ * UDP data (lib/sim/ipoib_host.c). */
 #include <ddpwire/ipoib_node.h>
 
 #include <stdlib.h>
@@ -19,7 +20,7 @@ void dw_ipoib_fabric_settings_default(dw_ipoib_fabric_settings *s)
     s->conn_max = 1u << 20;
 }
 
-uint64_t ipoib_sim_rand(dw_ipoib_fabric *f)
+uint64_t dw_ipoib_sim_rand(dw_ipoib_fabric *f)
 {
     uint64_t x = f->rng; /* xorshift64* */
     x ^= x >> 12;
@@ -119,7 +120,7 @@ static uint8_t *ring_alloc(dw_ipoib_fabric *f, size_t size)
     return p;
 }
 
-size_t ipoib_sim_ring_free(const dw_ipoib_fabric *f)
+size_t dw_ipoib_sim_ring_free(const dw_ipoib_fabric *f)
 {
     if (!f->count)
         return f->s.ring_bytes;
@@ -141,7 +142,7 @@ static void ring_pop(dw_ipoib_fabric *f)
         f->head = 0, f->wrap = SIZE_MAX;
 }
 
-int ipoib_sim_push(dw_ipoib_fabric *f, const rec_hdr *h0, const void *a, size_t alen,
+int dw_ipoib_sim_push(dw_ipoib_fabric *f, const rec_hdr *h0, const void *a, size_t alen,
                    const void *b, size_t blen)
 {
     size_t size = rec_size(alen + blen);
@@ -186,7 +187,7 @@ static int cb_send_ud(dw_ipoib_node *n, const dw_ipoib_ud *to, uint16_t type,
     h.sqpn = to->sqpn;
     h.dqpn = to->dqpn;
     dw_ipoib_hdr_encode(eh, sizeof eh, &ih);
-    return ipoib_sim_push(src->f, &h, eh, sizeof eh, pkt, len);
+    return dw_ipoib_sim_push(src->f, &h, eh, sizeof eh, pkt, len);
 }
 
 static int cb_send_cm(dw_ipoib_node *n, const uint8_t *dgid, const dw_ipoib_cm_msg *m, void *ud)
@@ -196,7 +197,7 @@ static int cb_send_cm(dw_ipoib_node *n, const uint8_t *dgid, const dw_ipoib_cm_m
     (void)n;
     hdr_from(&h, src, DW_IPOIB_MSG_CM, dgid);
     h.sqpn = h.dqpn = 1; /* CM MADs travel on QP1 */
-    return ipoib_sim_push(src->f, &h, m, sizeof *m, NULL, 0);
+    return dw_ipoib_sim_push(src->f, &h, m, sizeof *m, NULL, 0);
 }
 
 static int cb_send_conn(dw_ipoib_node *n, const uint8_t *dgid, uint32_t dqpn, uint32_t sqpn,
@@ -211,7 +212,7 @@ static int cb_send_conn(dw_ipoib_node *n, const uint8_t *dgid, uint32_t dqpn, ui
     h.sqpn = sqpn;
     h.dqpn = dqpn;
     dw_ipoib_hdr_encode(eh, sizeof eh, &ih);
-    return ipoib_sim_push(src->f, &h, eh, sizeof eh, pkt, len);
+    return dw_ipoib_sim_push(src->f, &h, eh, sizeof eh, pkt, len);
 }
 
 static void cb_event(dw_ipoib_node *n, const dw_ipoib_event *ev, void *ud)
@@ -231,7 +232,7 @@ int dw_ipoib_fabric_add_host(dw_ipoib_fabric *f, const dw_ipoib_node_settings *s
     dw_ipoib_node_settings s = *s0;
     sim_host *h = &f->hosts[f->n_hosts];
     if (!s.qpn) { /* seeded addresses: QPN, GID, connected and service QPNs */
-        uint64_t r = ipoib_sim_rand(f);
+        uint64_t r = dw_ipoib_sim_rand(f);
         s.qpn = (uint32_t)(0x010000u * (f->n_hosts + 1) + 0x40 + (r & 0x3fu) * 0x100);
         s.conn_qpn_base = s.qpn + 0x10;
         for (size_t i = 0; i < s.n_services; i++)
@@ -247,7 +248,7 @@ int dw_ipoib_fabric_add_host(dw_ipoib_fabric *f, const dw_ipoib_node_settings *s
         s.gid[14] = (uint8_t)(r >> 24);
         s.gid[15] = (uint8_t)(f->n_hosts + 1);
     }
-    dw_ipoib_node_callbacks cb = {cb_send_ud, cb_send_cm, cb_send_conn, ipoib_host_deliver,
+    dw_ipoib_node_callbacks cb = {cb_send_ud, cb_send_cm, cb_send_conn, dw_ipoib_host_deliver,
                                   cb_event};
     memset(h, 0, sizeof *h);
     h->f = f;
@@ -268,7 +269,7 @@ int dw_ipoib_fabric_inject_ud(dw_ipoib_fabric *f, int host_idx, const dw_ipoib_u
     /* the fabric stamps the true source, as the hardware does */
     h.sqpn = dw_ipoib_node_settings_get(f->hosts[host_idx].node)->qpn;
     h.dqpn = to->dqpn;
-    return ipoib_sim_push(f, &h, frame, len, NULL, 0);
+    return dw_ipoib_sim_push(f, &h, frame, len, NULL, 0);
 }
 
 /* ---- delivery ---- */
@@ -342,12 +343,12 @@ static void move_front(dw_ipoib_fabric *f)
     rec_hdr h;
     memcpy(&h, f->ring + f->head, sizeof h);
     int may_defer = h.kind != DW_IPOIB_MSG_CONN && h.defers < 3 && f->s.defer_permille;
-    if (may_defer && ipoib_sim_rand(f) % 1000 < f->s.defer_permille) {
+    if (may_defer && dw_ipoib_sim_rand(f) % 1000 < f->s.defer_permille) {
         memcpy(f->scratch, f->ring + f->head, h.size);
         ring_pop(f);
         h.defers++;
         f->st.deferred++;
-        ipoib_sim_push(f, &h, f->scratch + REC_HDR, h.len, NULL, 0);
+        dw_ipoib_sim_push(f, &h, f->scratch + REC_HDR, h.len, NULL, 0);
         return;
     }
     /* copied out: delivery makes nodes send, which may reuse the space */
@@ -369,8 +370,8 @@ int dw_ipoib_fabric_step(dw_ipoib_fabric *f)
     tick_all(f);
     int gen = 0;
     for (unsigned i = 0; i < f->n_hosts; i++)
-        if (ipoib_sim_ring_free(f) >= 2 * (f->s.conn_max + REC_HDR))
-            gen |= ipoib_host_generate(&f->hosts[i]);
+        if (dw_ipoib_sim_ring_free(f) >= 2 * (f->s.conn_max + REC_HDR))
+            gen |= dw_ipoib_host_generate(&f->hosts[i]);
     if (f->count) {
         move_front(f);
         return 1;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the simulated fabric's state, shared by ipoib_sim.c and
  * ipoib_host.c. */
 #ifndef DW_LIB_IPOIB_SIM_INTERNAL_H
@@ -51,15 +52,15 @@ struct dw_ipoib_fabric {
     dw_ipoib_fabric_stats st;
 };
 
-uint64_t ipoib_sim_rand(dw_ipoib_fabric *f);
-size_t ipoib_sim_ring_free(const dw_ipoib_fabric *f);
-int ipoib_sim_push(dw_ipoib_fabric *f, const rec_hdr *h, const void *a, size_t alen,
+uint64_t dw_ipoib_sim_rand(dw_ipoib_fabric *f);
+size_t dw_ipoib_sim_ring_free(const dw_ipoib_fabric *f);
+int dw_ipoib_sim_push(dw_ipoib_fabric *f, const rec_hdr *h, const void *a, size_t alen,
                    const void *b, size_t blen);
 
 /* Host side (ipoib_host.c). */
-void ipoib_host_deliver(dw_ipoib_node *n, uint16_t type, const uint8_t *pkt, size_t len,
+void dw_ipoib_host_deliver(dw_ipoib_node *n, uint16_t type, const uint8_t *pkt, size_t len,
                         dw_ipoib_mode via, void *user_data);
 /* Sends what is due (one ping, one bulk packet); 1 if anything went. */
-int ipoib_host_generate(sim_host *h);
+int dw_ipoib_host_generate(sim_host *h);
 
 #endif

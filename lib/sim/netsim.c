@@ -1,4 +1,5 @@
-/* Deterministic network simulator for MPA streams (lib/netsim.h). */
+/* SPDX-License-Identifier: MIT */
+/* Deterministic network simulator for MPA streams (include/ddpwire/netsim.h). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* TCP RDMA option: codec, options-area walker, receive checks, RID formats. */
 #include <ddpwire/tcpopt.h>
 

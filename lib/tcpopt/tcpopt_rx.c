@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* TCP RDMA option: receiver placement (3.1, 6.1) and the in-order stream. */
 #include <ddpwire/tcpopt.h>
 

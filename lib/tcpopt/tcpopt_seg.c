@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* TCP RDMA option: sender segmentation (section 4). */
 #include <ddpwire/tcpopt.h>
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ddpwire analyze end to end: usage and exit codes, and `analyze buffers`
 # showing what the analysis text's section 7 claims: header-aligned FPDUs
 # are placed with nothing held, re-cut ones hold octets per connection.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The CLI end to end: frame/deframe round trips with every option, and the
 # promised behaviour on bad input (exit status, one line naming the MPA
 # error code and the FPDU's offset, records before it still written).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `ddpwire dump` against hand-built captures: tests/data/dump/*.pcap(ng),
 # written by tests/lib/dump_caps.py, whose expected.json says what dump must
 # report for each (exit status; per flow and direction every FPDU with its

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The hand-built captures of tests/data/dump judged by an independent
 # decoder, Wireshark's tshark, next to tests/lib/dump_caps.py's expectations
 # and `ddpwire dump`:

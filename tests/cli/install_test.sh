@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the build into a temporary prefix and builds a consumer with
 # CMake's find_package(ddpwire) and with pkg-config, then runs both.
 set -eu

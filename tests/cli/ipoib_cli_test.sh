@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `ddpwire ipoib` end to end: service IDs (draft 4.2's examples, read back,
 # RFC 4755 and Linux forms), the promised exit codes and one-line errors,
 # the simulated matrix, and a pcap of link type 242.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The simulator's UD frames judged by an independent decoder: `ddpwire ipoib
 # pcap` writes them in pcap link type 242, and tshark must decode the IPoIB
 # header (type, reserved 0; the GRH of multicast, the destination address of

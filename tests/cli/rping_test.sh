@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # ddpwire rping: our client against our server over loopback TCP, rping's
 # protocol end to end with the data verified: MPA revisions 1 and 2, CRC on and
 # off, markers, 64 KiB buffers (segmentation), the RFC 6581 RTR kinds, the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ddpwire tcprdma end to end: synth writes captures of NFS READ, HTTP GET,
 # CIFS read and described-layout connections (every link type, IPv6, loss,
 # reordering, duplicates, sequence wrap, both segmentation policies), place

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The TCP RDMA option on the wire, judged by an independent decoder: tshark
 # reads captures written by `ddpwire tcprdma synth` (NFS, HTTP, CIFS and
 # layout workloads, loss/reordering/duplicates, IPv6, every link type) and

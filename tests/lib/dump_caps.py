@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Hand-built edge-case captures for `ddpwire dump`, and what it must say
 about them: the independent oracle of tests/cli/dump_test.sh and
 tests/cli/dump_tshark.sh. Python 3 standard library only; nothing here comes

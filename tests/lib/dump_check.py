@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Compares what `ddpwire dump --json` and tshark say about the captures of
 tests/data/dump with expected.json (written by tests/lib/dump_caps.py).
 Python 3 standard library only.

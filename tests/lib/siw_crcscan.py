@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Independent CRC verdicts for the MPA connections of one capture
 (tests/wire/siw_interop.sh, when a case fails with a CRC mismatch). Standard
 library only: the pcap reader, reassembly and FPDU walk of wire_pcap.py

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Judges a ddpwire tcprdma synth capture from tshark's fields alone.
 
 Input (stdin): tshark -T fields -E separator=/t with the fields

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared by the capture tests (wire_tshark.sh, wire_align.sh); sourced, not run.
 # Expects $T (a scratch folder) to exist. Provides: check/ok/bad counters,
 # skip, need (install missing tools when root), capture start/stop,

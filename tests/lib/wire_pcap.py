@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Small pcap reader and MPA stream walker for the wire tests
 (wire_tshark.sh, wire_align.sh). Standard library only.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A tiny test harness: CHECK counts and reports, main() prints the
  * closing line "N passed, N failed" and exits non-zero on any failure. */
 #ifndef DW_TEST_H

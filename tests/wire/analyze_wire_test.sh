@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ddpwire analyze packing / align: the analysis text's sections 6 and 7.2.
 #
 # Always (no root): the formula output against numbers computed here

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ddpwire dump on a live interface: `dump -i lo` with a BPF filter watches
 # `ddpwire send` -> `ddpwire listen` (RFC 5044 start-up, markers, CRC) and,
 # stopped with SIGINT, reports the connection: every record sent as an FPDU

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # MPA enablement errors (analysis text section 8) on loopback, quick form:
 # runs scripts/enablement.sh --quick and checks its TSV. Every case must end;
 # in every case our endpoint reports an enablement/protocol error or the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # One `ddpwire listen --keep-open --echo` serves 10,000 concurrent MPA
 # connections from `ddpwire load` on loopback, in each start-up mode;
 # every record must come back intact. Prints the listener's resident

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Interop with Linux soft-iWARP (siw 6.1) in a qemu guest (scripts/siw_peer.sh):
 #   - `ddpwire rping -c` against the guest's `rping -s`, 100 iterations each with
 #     the data verified (-V), CRC on: MPA revision 2 (RFC 6581 IRD/ORD) with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Segment alignment measured on a real link (MPA 5.1-a, 7.3-b, 7.3-c).
 #
 # Two network namespaces of this test's own, joined by a veth pair with MTU

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Our MPA on the wire, judged by an independent decoder (Wireshark's tshark)
 # and by our own receiver from the same capture.
 #

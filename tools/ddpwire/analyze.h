@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ddpwire analyze: one sub-mode per claim of the texts (cmd_analyze.c). */
 #ifndef DW_ANALYZE_H
 #define DW_ANALYZE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ddpwire analyze align: the analysis text's section 7.2 (header alignment
  * effects on the TCP wire protocol).

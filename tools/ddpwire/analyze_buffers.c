@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ddpwire analyze buffers: the analysis text's section 7, reproduced.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ddpwire analyze: namespaces, veth, capture and the two sides (analyze_net.h). */
 #include <ddpwire/ddp.h>
 #include <ddpwire/pkt.h>

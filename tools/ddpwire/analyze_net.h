@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ddpwire analyze: a real link for the measured modes (packing, align).
  *
  * Two network namespaces of our own, joined by a veth pair (segmentation

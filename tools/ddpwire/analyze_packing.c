@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ddpwire analyze packing: the analysis text's section 6 ("No Packing").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared helpers of the ddpwire command-line tool. */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared helpers of the ddpwire command-line tool. */
 #ifndef DW_CLI_H
 #define DW_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ddpwire analyze: the texts' claims, measured. One mode per claim, each in
  * its own file (analyze_<mode>.c), listed in modes[]. */
 #include <stdio.h>

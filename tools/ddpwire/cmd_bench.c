@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ddpwire bench: benchmarks with their anchors, measured in the same run. */
 #include <stdio.h>
 #include <string.h>

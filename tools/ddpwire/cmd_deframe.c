@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ddpwire deframe: MPA stream on stdin -> length-prefixed records on stdout. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ddpwire demo: the main job. A listener on loopback and a client in one
  * process; the client sends a generated workload of records of varied

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ddpwire frame: length-prefixed records on stdin -> MPA stream on stdout. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ddpwire ipoib: IPoIB service IDs, the simulated pairwise matrix, and a
  * simulated scenario written as a pcap (link type 242). */
 #include <ddpwire/ipoib_sim.h>

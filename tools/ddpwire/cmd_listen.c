@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ddpwire listen: accept MPA connections, write what arrives to stdout. */
 #include <ddpwire/mpa_sock.h>
 

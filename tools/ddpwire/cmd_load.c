@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ddpwire load: many concurrent MPA connections against a listener started
  * with `ddpwire listen PORT --keep-open --echo`, all open at once. Phases:

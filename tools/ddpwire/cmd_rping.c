@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ddpwire rping: rdma-core's rping (librdmacm/examples/rping.c) over our
  * stack, either role. Per iteration the client Sends its start buffer's
@@ -153,7 +154,7 @@ static int setup_qp(rp *r, int server)
         dw_qp_post_recv(r->qp, 0, r->recv[0], DW_RPING_INFO_LEN) ||
         dw_qp_post_recv(r->qp, 1, r->recv[1], DW_RPING_INFO_LEN))
         return -1;
-    if (!server && r->delay_ms) /* siw 6.1 quirk: see tests/siw_interop.sh */
+    if (!server && r->delay_ms) /* siw 6.1 quirk: see tests/wire/siw_interop.sh */
         usleep((useconds_t)(r->delay_ms * 1000));
     if (qs.rtr_send && dw_qp_rtr(r->qp)) /* RFC 6581: the RTR goes first */
         return -1;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ddpwire send: stdin or a file, cut into records, over MPA to a listener. */
 #include <ddpwire/mpa_sock.h>
 

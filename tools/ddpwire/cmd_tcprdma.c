@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ddpwire tcprdma synth: a pcap of one whole TCP connection (handshake,
  * request, reply segments with TCP RDMA options, ACKs, FINs) carrying a

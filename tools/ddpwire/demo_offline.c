@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ddpwire demo --offline: generates a workload of records of varied sizes,
  * frames them with the MPA sender (zero-copy iovecs), cuts the octet stream

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ddpwire: the command-line tool. One subcommand per file. */
 #include <ddpwire/crc32c.h>
 #include <ddpwire/ddpwire.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small pcap writer: classic format, microseconds, little-endian. */
 #include "pcap_out.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pcap files (classic format, microseconds, little-endian): the tool's one
  * writer, used by tcprdma synth and ipoib sim/pcap. */
 #ifndef DW_PCAP_OUT_H

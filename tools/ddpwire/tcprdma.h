@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ddpwire tcprdma: shared pieces of synth (workloads, pcap writer) and place. */
 #ifndef DW_TCPRDMA_H
 #define DW_TCPRDMA_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ddpwire tcprdma place: reads a capture with libpcap, runs one receiver
  * (dw_tcpopt_rx) per direction of every TCP connection in it, and writes
@@ -7,6 +8,7 @@
  * stream octets; exits 1 on any refusal, incomplete transfer or unreadable
  * TCP frame.
  */
+#include <ddpwire/flowtab.h>
 #include <ddpwire/pkt.h>
 #include <ddpwire/tcpopt.h>
 
@@ -59,8 +61,9 @@ typedef struct place {
         uint64_t rid, size;
     } expl[MAX_EXPLICIT];
     size_t nexpl;
-    flow *flows[MAX_FLOWS];
+    flow *flows[MAX_FLOWS]; /* each direction's receiver, in order of creation */
     size_t nflows;
+    dw_flowtab *conns;       /* connection -> its directions' receivers */
     uint64_t frames, not_tcp, unreadable, truncated, refusals, lines, io_err;
     uint64_t reasons[32];
 } place;
@@ -232,15 +235,32 @@ static flow *new_flow(place *P, const dw_pkt_tcp *t, uint32_t start)
     return f;
 }
 
-static flow *find_flow(place *P, const dw_pkt_tcp *t)
+/* A connection's two directions (user_data of its flow table entry). */
+typedef struct conn {
+    flow *dir[2];
+} conn;
+
+static void conn_end(dw_flowtab *t, dw_flow *f, void *u)
 {
-    for (size_t i = 0; i < P->nflows; i++) {
-        flow *f = P->flows[i];
-        if (f->ver == t->ip_version && f->sport == t->sport && f->dport == t->dport &&
-            !memcmp(f->src, t->src, 16) && !memcmp(f->dst, t->dst, 16))
-            return f;
-    }
-    return NULL;
+    (void)t, (void)u;
+    free(f->user_data); /* the receivers are finished in order of creation */
+}
+
+/* The receiver of t's direction; made when new, for a SYN or data, while
+ * fewer than MAX_FLOWS exist. */
+static flow *flow_of(place *P, const dw_pkt_tcp *t, uint32_t start)
+{
+    int k = 0;
+    dw_flow *c = dw_flowtab_find(P->conns, t, &k);
+    conn *cn = c ? c->user_data : NULL;
+    if (cn && cn->dir[k])
+        return cn->dir[k];
+    if (P->nflows >= MAX_FLOWS || !((t->flags & DW_PKT_SYN) || t->payload_len))
+        return NULL;
+    if (!c && (dw_flowtab_add(P->conns, t, &c, &k) || !(c->user_data = calloc(1, sizeof *cn))))
+        return NULL;
+    cn = c->user_data;
+    return cn->dir[k] = new_flow(P, t, start);
 }
 
 static void frame(place *P, unsigned lt, const struct pcap_pkthdr *h, const uint8_t *d)
@@ -262,10 +282,8 @@ static void frame(place *P, unsigned lt, const struct pcap_pkthdr *h, const uint
                    rc ? dw_pkt_reason_str(why) : "payload cut by the capture's snap length");
         return;
     }
-    flow *f = find_flow(P, &t);
     int syn = (t.flags & DW_PKT_SYN) != 0;
-    if (!f && P->nflows < MAX_FLOWS && (syn || t.payload_len))
-        f = new_flow(P, &t, t.seq + (uint32_t)syn);
+    flow *f = flow_of(P, &t, t.seq + (uint32_t)syn);
     if (!f)
         return;
     f->segments++;
@@ -423,6 +441,15 @@ int tcprdma_place(int argc, char **argv)
         pcap_close(pc);
         return 1;
     }
+    dw_flowtab_settings fs;
+    dw_flowtab_settings_default(&fs);
+    fs.max_flows = MAX_FLOWS; /* never evicts: a connection holds a receiver */
+    dw_flowtab_callbacks fcb = {conn_end};
+    if (dw_flowtab_new(&P->conns, &fs, &fcb, NULL)) {
+        fprintf(stderr, "ddpwire tcprdma place: out of memory\n");
+        pcap_close(pc);
+        return 1;
+    }
     unsigned lt = (unsigned)pcap_datalink(pc);
     struct pcap_pkthdr *h;
     const u_char *d;
@@ -435,6 +462,8 @@ int tcprdma_place(int argc, char **argv)
     int incomplete = 0;
     for (size_t i = 0; i < P->nflows; i++)
         incomplete |= finish_flow(P, P->flows[i]);
+    dw_flowtab_finish(P->conns);
+    dw_flowtab_del(P->conns);
     printf("%llu frames: %llu not TCP over IP, %llu unreadable (%llu cut short); "
            "%llu refusals\n", (unsigned long long)P->frames, (unsigned long long)P->not_tcp,
            (unsigned long long)P->unreadable, (unsigned long long)P->truncated,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ddpwire tcprdma synth workloads: an NFSv3 READ reply (RPC record marking,
  * RFC 1831/1813), an HTTP/1.1 GET response, an SMB READ_ANDX response over

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The error X-macro list: every code has a distinct name and text. */
 #include <ddpwire/ddpwire.h>
 #include <ddpwire/mpa.h>

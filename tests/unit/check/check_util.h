@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Helpers shared by test_mpa_check.c and test_ift_check.c: collecting
  * what a stream checker reports, segmentations (cuts) and feeding a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The IFT stream checker bound to the shared checker test helpers
  * (check_util.h): collecting records and events, and mk() to create a
  * checker that reports into a collection. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers for test_mpa_check.c: collecting what the MPA checker reports,
  * streams framed by our sender, segmentations and feeding them. */
 #ifndef DW_TEST_MPA_CHECK_UTIL_H

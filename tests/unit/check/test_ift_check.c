@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * IFT stream checker: the hand vectors of test_ift.c (CRCs computed
  * outside ddpwire) back to back; streams framed by dw_ift_encode() fed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * IFT stream checker, a capture that begins in the middle of a
  * connection (settings.search_start): streams framed by dw_ift_encode()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * MPA stream checker: the spec's Figure 5 and 6 FPDUs byte for byte;
  * streams framed by our sender (markers on and off, both FPDUPTR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * MPA stream checker, a capture that begins in the middle of a
  * connection (START_SEARCH, and AUTO falling back to it): streams framed

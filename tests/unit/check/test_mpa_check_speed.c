@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * MPA checker search: a candidate's first FPDU is judged from its pad,
  * markers and a CRC taken from the buffer's checkpoints (dw_ck_trial)

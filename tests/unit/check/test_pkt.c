@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Packet codec: hand-built frames for every link type around IPv4 and
  * IPv6 TCP segments whose checksums were computed independently (python3,

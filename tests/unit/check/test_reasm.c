@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TCP reassembler for capture dissection: every callback is judged on
  * the spot against an independent model (per stream octet: its first

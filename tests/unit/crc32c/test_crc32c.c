@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CRC32c: known vectors, and every implementation against the portable
  * reference (lengths, alignments, chaining, copy, combine). */
 #include <ddpwire/crc32c.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The framing-neutral interface (framing.h): MPA and IFT streams of PDUs
  * (header + payload) framed through iovecs and flat buffers, fed back in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * IFT (draft-williams-iwarp-ift-00): hand-built vectors, codec, sender and
  * receiver (round trips under every segmentation, corruption, sizes,

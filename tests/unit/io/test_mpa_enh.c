@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * MPA revision 2 with the RFC 6581 enhanced connection set-up: the IRD/ORD
  * words byte by byte, our frames against what siw 6.1 sent and answered

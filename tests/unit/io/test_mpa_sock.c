@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * MPA over real loopback TCP (IPv4 and IPv6): both start-up modes, both
  * segmentation modes, records verified end to end; a rejected negotiation;

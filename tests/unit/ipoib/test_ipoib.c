@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * IPoIB advanced capabilities: codecs byte for byte (the draft's service ID
  * examples, flags, private data, the RFC 4755 / Linux forms, ARP over

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test support for the segment receiver: build MPA streams with each
  * FPDU's framing advice, and check what a receiver places and delivers
  * (every ULPDU placed once, byte-exact, delivered once in order). */

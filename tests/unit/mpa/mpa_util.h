@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test support: build MPA streams from records and collect what a
  * receiver delivers. */
 #ifndef DW_TEST_MPA_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * MPA conformance: draft-culley-iwarp-mpa-01, sections 5 to 9.
  *
@@ -6,7 +7,7 @@
  * already prove on their own. docs/CONFORMANCE.md maps every clause of
  * sections 5 to 9 to the test that proves it, here or elsewhere.
  *
- * Public API only (the ddpwire headers) plus tests/mpa_util.h. Every check
+ * Public API only (the ddpwire headers) plus tests/unit/mpa/mpa_util.h. Every check
  * compares exact octets or values; everything is deterministic.
  *
  * Tests named test_regress_* pin two defects found while writing this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Corruption: every single-bit flip in sampled FPDUs is reported (MPA 9
  * code 2, or 3), the corrupted ULPDU is never delivered, and nothing after

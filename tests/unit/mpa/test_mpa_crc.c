@@ -1,4 +1,5 @@
-/* The one-pass FPDU image CRC kernels (lib/mpa_crc.h) against a byte-by-
+/* SPDX-License-Identifier: MIT */
+/* The one-pass FPDU image CRC kernels (lib/mpa/mpa_crc.h) against a byte-by-
  * byte reference image, at every marker phase and many lengths, and the
  * sender's kernel paths against its chained (portable) path. */
 #include <ddpwire/crc32c.h>

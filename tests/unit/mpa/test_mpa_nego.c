@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * RFC 5044 start-up negotiation: both roles against each other for every
  * combination of wishes, against the replies Linux siw really sent, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Round trips: records framed by the sender and deframed by the receiver
  * are identical, under every chunking (1 octet to 64 KiB, random cuts),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The segment receiver (out-of-order placement, MPA 5.1, 5.2, 7.4, 9) on
  * hand-built streams: aligned segments placed on arrival with no store,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Interop with real Linux soft-iWARP traffic (tests/data/siw_*.bin: each
  * direction of two rping connections from ../shared/siw-peer/captures/

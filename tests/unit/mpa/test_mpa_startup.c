@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * RFC 5044 start-up frames: every frame Linux soft-iWARP (siw 6.1) sent or
  * received in ../shared/siw-peer/captures, decoded and re-encoded byte for

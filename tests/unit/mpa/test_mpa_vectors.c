@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The MPA text's own examples, byte for byte: Figure 5 (first FPDU of a
  * stream, leading zero marker) and Figure 6 (second FPDU after a 492-octet

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * DDP (RFC 5041) / RDMAP (RFC 5040) codecs: every ULPDU of the four real
  * siw streams (tests/data/siw_*.bin, rping over MPA) against values read

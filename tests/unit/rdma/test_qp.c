@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The RDMAP queue pair: two queue pairs back to back through real MPA
  * framing in memory (dw_mpa_tx_frame_pdu into a pipe, dw_mpa_rx out of it):

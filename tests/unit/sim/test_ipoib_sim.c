@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * IPoIB on the simulated fabric: the full pairwise matrix of node kinds
  * (every pair interoperates, picks the best common mode and the smaller

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TCP RDMA option codec: octets hand-built from the figure of 3.1 and the
  * octet order of 3.1.1, "not ours" lengths, truncation, the options-area

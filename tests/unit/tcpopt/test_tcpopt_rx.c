@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TCP RDMA option receiver: placement on arrival in any order (reordering,
  * duplicates, overlapping re-cut retransmissions, sequence wrap), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TCP RDMA option sender segmentation: both tables of section 4 exactly,
  * the A bit, zero-length transfers, argument checks, and random layouts

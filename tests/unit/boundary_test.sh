@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The library's public boundary:
+#  1. the shared library exports exactly what include/ddpwire/*.h declares
+#     (every declaration with DW_EXTERN, every export declared);
+#  2. every global symbol of the library's objects has the dw_ prefix;
+#  3. the core's objects (everything but lib/io/) call no socket, file,
+#     poll, clock or printing function: only what this allowlist names.
+#
+#   boundary_test.sh SRCDIR LIBDDPWIRE.so CORE_OBJECTS... -- IO_OBJECTS...
+set -u
+src=$1 so=$2
+shift 2
+core=() io=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do core+=("$1"); shift; done
+[ $# -gt 0 ] && shift
+io=("$@")
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+python3 "$src/scripts/api_decls.py" check "$src"/include/ddpwire/*.h > "$T/undecorated"
+if [ -s "$T/undecorated" ]; then bad "declarations without DW_EXTERN: $(cat "$T/undecorated")"; else ok; fi
+python3 "$src/scripts/api_decls.py" list "$src"/include/ddpwire/*.h | sort -u > "$T/declared"
+nm -D --defined-only --format=just-symbols "$so" | sort -u > "$T/exported"
+[ -s "$T/declared" ] && [ "$(wc -l < "$T/declared")" -gt 100 ] || bad "the header scan found too few declarations"
+extra=$(comm -13 "$T/declared" "$T/exported")
+missing=$(comm -23 "$T/declared" "$T/exported")
+if [ -n "$extra" ]; then bad "exported but not declared:" $extra; else ok; fi
+if [ -n "$missing" ]; then bad "declared but not exported:" $missing; else ok; fi
+
+unprefixed=$(nm -g --defined-only --format=just-symbols "${core[@]}" "${io[@]}" | grep -v '^dw_' | sort -u)
+if [ -n "$unprefixed" ]; then bad "global symbols without the dw_ prefix:" $unprefixed; else ok; fi
+
+# libc's memory and string calls, snprintf (the checkers' detail texts),
+# qsort, and what compilers and sanitizers insert.
+allow='^(dw_.*|malloc|calloc|realloc|free|aligned_alloc|memcpy|memmove|memset|memcmp|memchr|strlen|strcmp|strncmp|strchr|snprintf|vsnprintf|qsort|getenv|__tls_get_addr|_GLOBAL_OFFSET_TABLE_|__stack_chk_fail|__assert_fail|__cpu_indicator_init|__cpu_model|__(a|ub|l|t)san_.*|__sanitizer_.*|__asan.*|__ubsan.*)$'
+calls=$(nm -u --format=just-symbols "${core[@]}" | sort -u | grep -Ev "$allow")
+if [ -n "$calls" ]; then bad "the core calls outside the allowlist (I/O belongs in lib/io/):" $calls; else ok; fi
+# the check itself: the socket adapter must be caught by it
+iocalls=$(nm -u --format=just-symbols "${io[@]}" | sort -u | grep -Ev "$allow" | tr '\n' ' ')
+case " $iocalls " in *" socket "*) ok ;; *) bad "the allowlist let lib/io's socket() through" ;; esac
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
