@@ -189,7 +189,9 @@ typedef enum dw_mpa_check_event_kind {
     DW_MPA_CHECK_EV_MARKER_RESERVED,
     /** A pad octet is not zero. */
     DW_MPA_CHECK_EV_PAD,
-    /** ULPDU_Length of 0, or longer than the largest ULPDU (64768). */
+    /** ULPDU_Length of 0, or (after a bad CRC or a resync, when the
+     * boundaries are in doubt) above the largest ULPDU: the boundaries are
+     * lost (SYNC_LOST follows). */
     DW_MPA_CHECK_EV_LENGTH,
     /** Octets missing from the capture (from the reassembler). */
     DW_MPA_CHECK_EV_GAP,
@@ -201,7 +203,17 @@ typedef enum dw_mpa_check_event_kind {
     DW_MPA_CHECK_EV_TRUNCATED,
     /** The mode given by dw_mpa_check_set_mode() disagrees with what the
      * FPDUs show (e.g. markers negotiated, none sent). */
-    DW_MPA_CHECK_EV_MODE
+    DW_MPA_CHECK_EV_MODE,
+    /**
+     * The peer broke a sender rule that leaves the framing intact: a
+     * ULPDU_Length of 64769..65535 (MPA 5.2: no ULPDU above 64768) in an
+     * FPDU that follows a good one. The checker frames it with the
+     * declared length and judges its CRC; only a bad CRC puts the
+     * boundaries in doubt (as for any FPDU). Linux siw 6.1 sends such
+     * FPDUs on interfaces with a 64 KiB MTU. (Non-zero PAD and marker
+     * RESERVED bits are the other such rules: PAD, MARKER_RESERVED.)
+     */
+    DW_MPA_CHECK_EV_OVERSIZE
 } dw_mpa_check_event_kind;
 
 typedef struct dw_mpa_check_event {
@@ -286,7 +298,11 @@ typedef struct dw_mpa_check_stats {
     uint64_t markers_seen;
     uint64_t marker_errors;
     uint64_t length_errors;
+    /** Sender rules broken with the framing intact (EV_OVERSIZE, EV_PAD,
+     * EV_MARKER_RESERVED): how many FPDUs or markers. */
+    uint64_t oversize;
     uint64_t pad_errors;
+    uint64_t marker_reserved;
     uint64_t aligned;   /* FPDUs with aligned set */
     uint64_t packed;    /* FPDUs with packed set */
     /** Segments that carried at least one FPDU's first octet, and of those

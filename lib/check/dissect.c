@@ -67,6 +67,7 @@ static int mpa_severity(const ds_dir *d, dw_mpa_check_event_kind k)
     case DW_MPA_CHECK_EV_MARKER_RESERVED:
     case DW_MPA_CHECK_EV_PAD:
     case DW_MPA_CHECK_EV_LENGTH:
+    case DW_MPA_CHECK_EV_OVERSIZE:
     case DW_MPA_CHECK_EV_MODE:
         return 1;
     case DW_MPA_CHECK_EV_TRUNCATED: /* cut by the capture, or by the peer */

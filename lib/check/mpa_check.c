@@ -173,6 +173,70 @@ static void rec_begin(dw_mpa_check *c, uint64_t off, uint32_t seq,
 }
 
 /* ------------------------------------------------------------------ */
+/* An FPDU above 64768 octets                                          */
+/* ------------------------------------------------------------------ */
+
+/* Keeps the FPDU from off (after its length field): copied to the empty
+ * search buffer, or where it lies while the buffer is being replayed.
+ * Without a CRC or markers there is nothing to judge it by. */
+static void shadow_begin(dw_mpa_check *c, uint64_t off)
+{
+    if (c->markers != 1 && c->crc == 0)
+        return;
+    if (c->replaying) {
+        c->shadow = 2;
+        c->shadow_at = (size_t)(c->step_end - c->b.buf);
+    } else if (c->b.start == c->b.len) {
+        c->shadow = 1;
+        dw_ck_buf_reset(c, off);
+    }
+}
+
+/* Its length proved wrong: the boundaries are looked for again in what
+ * followed its length field (kept in b). 0: it was not kept. */
+static int shadow_lose(dw_mpa_check *c)
+{
+    if (!c->shadow)
+        return 0;
+    if (c->replaying) {
+        c->b.start = c->shadow_at; /* what was replayed before it goes */
+        c->moved = 1;
+    }
+    c->shadow = 0;
+    dw_ck_lose(c, c->b.base + c->b.start);
+    c->scan = c->cand = 0;
+    return 1;
+}
+
+/* Copies the octets of the FPDU being read to the search buffer. */
+static void shadow_put(dw_mpa_check *c, const uint8_t *in, size_t k, const dw_cc_slice *s,
+                       size_t i)
+{
+    dw_cc_slice t;
+    if (s) {
+        t = *s;
+        dw_cc_slice_advance(&t, i);
+    }
+    if (!s || dw_ck_buf_put(c, in, k, &t) != k) { /* a gap, or no room: trust it */
+        c->shadow = 0;
+        dw_ck_buf_reset(c, c->start_off + c->f.pos);
+    }
+}
+
+/* Its CRC failed (or the stream ended inside it and FPDUs lie there):
+ * the length may have been garbage, so what followed the length field is
+ * searched again; FPDUs found there lie inside the one reported. */
+static void search_again(dw_mpa_check *c)
+{
+    uint64_t off = c->b.base + (c->replaying ? c->shadow_at : c->b.start);
+    snprintf(c->detail, sizeof c->detail,
+             "ULPDU_Length %u above %u not confirmed by a CRC: searching again from offset %llu",
+             c->f.ulen, DW_MPA_ULPDU_MAX, (unsigned long long)off);
+    dw_ck_emit(c, DW_MPA_CHECK_EV_SYNC_LOST, DW_MPA_ERR_NONE, off, 0, 0, 0, NULL);
+    shadow_lose(c);
+}
+
+/* ------------------------------------------------------------------ */
 /* Markers                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -186,6 +250,8 @@ static int lose_at_marker(dw_mpa_check *c, const dw_mpa_check_marker *m)
              m->fpduptr, (unsigned long long)m->offset);
     dw_ck_emit(c, DW_MPA_CHECK_EV_SYNC_LOST, DW_MPA_ERR_NONE, m->offset,
                m->seq, m->pkt, 0, NULL);
+    if (shadow_lose(c))
+        return 0; /* an FPDU above 64768: look from after its length */
     if (m->fpduptr & 0xfffcu) { /* it began before: wait for the next */
         dw_ck_lose(c, m->offset + DW_MPA_MARKER_LEN);
         return 0;
@@ -228,6 +294,7 @@ static void on_marker(dw_mpa_check *c)
         c->in.in_cb--;
     }
     if (m.reserved) { /* MPA 6.1: reserved, zero on transmit */
+        c->st.marker_reserved++;
         snprintf(c->detail, sizeof c->detail, "marker reserved field 0x%04x",
                  m.reserved);
         dw_ck_emit(c, DW_MPA_CHECK_EV_MARKER_RESERVED, DW_MPA_ERR_NONE,
@@ -255,7 +322,17 @@ static void on_hdr(dw_mpa_check *c, uint64_t off, uint32_t seq, uint64_t pkt)
         sync_lost(c, c->start_off + f->pos, seq, pkt);
         return;
     }
-    if (f->ulen == 0 || f->ulen > DW_MPA_ULPDU_MAX) { /* MPA 5.2 */
+    if (f->ulen > DW_MPA_ULPDU_MAX && !c->suspect) {
+        /* MPA 5.2 binds the sender; a receiver frames it all the same */
+        c->st.oversize++;
+        snprintf(c->detail, sizeof c->detail,
+                 "peer sent ULPDU_Length %u, above %u (framing kept)", f->ulen,
+                 DW_MPA_ULPDU_MAX);
+        dw_ck_emit(c, DW_MPA_CHECK_EV_OVERSIZE, DW_MPA_ERR_NONE, off, seq, pkt, f->ulen,
+                   NULL);
+        c->suspect = 1; /* a marker inside that disagrees: the length was wrong */
+        shadow_begin(c, off + 2);
+    } else if (f->ulen == 0 || f->ulen > DW_MPA_ULPDU_MAX) { /* MPA 5.2 */
         c->st.length_errors++;
         snprintf(c->detail, sizeof c->detail, "ULPDU_Length %u (1..%u)",
                  f->ulen, DW_MPA_ULPDU_MAX);
@@ -336,7 +413,15 @@ static void on_end(dw_mpa_check *c, int more_in_seg)
         c->suspect = 1;
     else if (!r->bad_markers && r->crc != DW_MPA_CHECK_CRC_MISSING)
         c->suspect = 0;
+    int again = c->shadow && r->crc == DW_MPA_CHECK_CRC_BAD;
     deliver(c);
+    if (again) {
+        search_again(c); /* a length above 64768 not confirmed */
+        return;
+    }
+    if (c->shadow == 1)
+        dw_ck_buf_reset(c, c->start_off + f->pos);
+    c->shadow = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -382,7 +467,11 @@ size_t dw_ck_sync_feed(dw_mpa_check *c, const uint8_t *in, size_t n,
     while (i < n && c->state == DW_CK_SYNC) {
         int w;
         before_step(c, s, i);
-        i += dw_ck_fsm_step(&c->f, in + i, n - i, &w);
+        size_t k = dw_ck_fsm_step(&c->f, in + i, n - i, &w);
+        c->step_end = in + i + k;
+        if (c->shadow == 1)
+            shadow_put(c, in + i, k, s, i);
+        i += k;
         after_step(c, w, s, i, n);
     }
     return i;
@@ -397,6 +486,9 @@ static void sync_gap(dw_mpa_check *c, uint64_t len)
         size_t n = len < SIZE_MAX ? (size_t)len : SIZE_MAX;
         before_step(c, NULL, 0);
         size_t k = dw_ck_fsm_step(&c->f, NULL, n, &w);
+        if (c->shadow == 1)
+            shadow_put(c, NULL, k, NULL, 0);
+        c->shadow = 0; /* its CRC can no longer fail: none */
         len -= k;
         after_step(c, w, NULL, 0, 0);
     }
@@ -554,6 +646,10 @@ int dw_mpa_check_end(dw_mpa_check *c)
     if (c->state != DW_CK_BEFORE && c->state != DW_CK_SYNC &&
         c->state != DW_CK_DEAD)
         dw_ck_scan(c, 1);
+    if (c->state == DW_CK_SYNC && c->f.in_fpdu && c->shadow && dw_ck_buf_has_start(c)) {
+        search_again(c); /* cut, and FPDUs lie inside: its length was wrong */
+        dw_ck_scan(c, 1);
+    }
     if (c->state == DW_CK_SYNC && c->f.in_fpdu)
         truncated(c); /* MPA 9 code 1, not between FPDUs */
     if (!c->started && c->state != DW_CK_DEAD && c->in.off) {
@@ -612,7 +708,7 @@ const char *dw_mpa_check_event_name(dw_mpa_check_event_kind kind)
     static const char *const names[] = {
         "startup", "start", "startup_bad", "no_start", "crc",
         "marker", "marker_reserved", "pad", "length", "gap",
-        "sync_lost", "resync", "truncated", "mode"};
+        "sync_lost", "resync", "truncated", "mode", "oversize"};
     if ((unsigned)kind >= sizeof names / sizeof names[0])
         return "unknown";
     return names[kind];

@@ -171,6 +171,7 @@ int dw_ck_marker_ok(const dw_ck_fsm *f, uint64_t mpos, uint16_t ptr,
 /* ------------------------------------------------------------------ */
 
 typedef struct chain {
+    int need_match;  /* this FPDU is valid only with a matching CRC */
     unsigned count;  /* valid FPDUs so far */
     int matched;     /* one of them had a matching CRC */
     unsigned marks;  /* markers checked */
@@ -179,12 +180,16 @@ typedef struct chain {
     size_t fend;     /* buffer index where the current FPDU ends */
 } chain;
 
-/* A completed FPDU in a trial: valid pad, CRC matching or (CRC not known
- * to be on) a zero CRC field. */
+/* A completed FPDU in a trial: CRC matching or (CRC not known to be on)
+ * a zero CRC field. A sender rule broken with the framing intact (a
+ * non-zero pad, a ULPDU_Length above 64768: Linux siw sends both) is
+ * taken only with a matching CRC. */
 static int end_ok(const dw_mpa_check *c, const dw_ck_fsm *f, chain *ch)
 {
     int match = f->crc == f->crc_wire;
-    if (f->pad_nonzero || (!match && (f->crc_wire || c->crc == 1)))
+    if ((f->pad_nonzero || ch->need_match) && !match)
+        return 0;
+    if (!match && (f->crc_wire || c->crc == 1))
         return 0;
     ch->count++;
     ch->matched |= match;
@@ -240,8 +245,9 @@ static int trial_event(const dw_mpa_check *c, const dw_ck_fsm *f, int what,
         return 1;
     }
     if (what == DW_CK_W_HDR) {
-        if (f->ulen == 0 || f->ulen > DW_MPA_ULPDU_MAX)
+        if (f->ulen == 0)
             return 0;
+        ch->need_match = f->ulen > DW_MPA_ULPDU_MAX;
         ch->fend = at - (size_t)(f->pos - f->fpdu_pos) +
                    dw_mpa_fpdu_len((uint32_t)f->fpdu_pos, f->ulen, f->markers);
         return 1;
@@ -255,7 +261,7 @@ int dw_ck_trial_fsm(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
                     int final, size_t *need, int *crc_out)
 {
     dw_ck_fsm f;
-    chain ch = {0, 0, 0, 0, 0, 0};
+    chain ch = {0, 0, 0, 0, 0, 0, 0};
     dw_ck_fsm_init(&f, pos, markers, NULL, 0);
     size_t at = i, end = c->b.len;
     while (at < end) {
@@ -327,7 +333,7 @@ static int first_fpdu(const dw_mpa_check *c, size_t i, uint64_t pos, int markers
     if (c->b.len < h + 2)
         return !final;
     uint16_t ulen = dw_get_be16(c->b.buf + h);
-    if (ulen == 0 || ulen > DW_MPA_ULPDU_MAX)
+    if (ulen == 0)
         return 0;
     size_t len = dw_mpa_fpdu_len((uint32_t)pos, ulen, markers);
     if (c->b.len - i < len)
@@ -338,14 +344,13 @@ static int first_fpdu(const dw_mpa_check *c, size_t i, uint64_t pos, int markers
         return 1; /* no FPDU ends with a marker */
     if (markers && (cpos - 4) % DW_MPA_MARKER_INTERVAL == 0)
         pad_end -= DW_MPA_MARKER_LEN; /* a marker between pad and CRC */
-    for (size_t k = pad_end - dw_mpa_pad_len(ulen); k < pad_end; k++)
-        if (c->b.buf[k]) /* MPA 6: PAD is zero */
-            return 0;
-    chain ch = {0, 0, 0, 0, 0, 0};
-    if (markers && !first_markers(c, i, pos, cpos, &ch))
-        return 0;
+    chain ch = {ulen > DW_MPA_ULPDU_MAX, 0, 0, 0, 0, 0, 0};
     dw_ck_fsm f;
     dw_ck_fsm_init(&f, pos, markers, NULL, 0);
+    for (size_t k = pad_end - dw_mpa_pad_len(ulen); k < pad_end; k++)
+        f.pad_nonzero |= c->b.buf[k] != 0; /* MPA 6: PAD is zero */
+    if (markers && !first_markers(c, i, pos, cpos, &ch))
+        return 0;
     f.crc = dw_cc_crcs_range(&c->crcs, &c->b, i, crc_at);
     f.crc_wire = dw_crc32c_load(c->b.buf + crc_at);
     return end_ok(c, &f, &ch) && !hopeless(c, &ch, markers);

@@ -88,6 +88,15 @@ struct dw_mpa_check {
     uint8_t head[DW_CK_HEAD_MAX];
     uint64_t next_index;
     int suspect;        /* a marker that disagrees now means lost sync */
+    /* An FPDU above 64768 is kept in b from after its length field, to be
+     * searched again if its CRC fails: 1 copied there as it passes, 2 in
+     * place (met while replaying b) from index shadow_at */
+    int shadow;
+    size_t shadow_at;
+    int replaying;      /* feeding octets of b */
+    int moved;          /* a search again took b over while replaying it */
+    const uint8_t *step_end; /* after the octets of the current framing step */
+
     int resync_next;    /* the next FPDU was found again */
     dw_cc_rec tr;       /* segments of the FPDU being read */
     dw_cc_slice mk_from; /* where the marker being read began */
@@ -113,12 +122,16 @@ void dw_ck_lose(dw_mpa_check *c, uint64_t off);
 void dw_ck_go_start(dw_mpa_check *c, uint64_t off, uint64_t pos, const char *how);
 void dw_ck_enter_sync(dw_mpa_check *c, uint64_t off);
 
+
 /* lib/check/mpa_check_search.c */
 void dw_ck_buf_reset(dw_mpa_check *c, uint64_t off);
 void dw_ck_buf_drop_all(dw_mpa_check *c);
 size_t dw_ck_buf_put(dw_mpa_check *c, const uint8_t *in, size_t n,
                      const dw_cc_slice *s);
 void dw_ck_scan(dw_mpa_check *c, int final);
+/* Would a search of the whole buffer, now final, find a start? (No
+ * change to the checker.) */
+int dw_ck_buf_has_start(dw_mpa_check *c);
 
 /* lib/check/mpa_check_fsm.c */
 /* Tries the start at buffer index i (MPA position pos): the first FPDU's

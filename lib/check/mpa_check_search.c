@@ -88,10 +88,19 @@ size_t dw_ck_buf_put(dw_mpa_check *c, const uint8_t *in, size_t n,
 /* In sync again: the buffered octets go through the in-sync path. */
 static void replay(dw_mpa_check *c)
 {
+    c->replaying = 1;
     while (c->state == DW_CK_SYNC && c->b.start < c->b.len) {
         dw_cc_slice s;
-        size_t n = dw_cc_piece_at(&c->b, c->b.start, &s);
-        c->b.start += dw_ck_sync_feed(c, c->b.buf + c->b.start, n, &s);
+        size_t at = c->b.start, n = dw_cc_piece_at(&c->b, at, &s);
+        size_t k = dw_ck_sync_feed(c, c->b.buf + at, n, &s);
+        if (c->moved)
+            break; /* a search again from inside what was replayed */
+        c->b.start = at + k;
+    }
+    c->replaying = c->moved = 0;
+    if (c->shadow == 2) { /* an FPDU above 64768 goes on past the buffer */
+        c->b.start = c->shadow_at;
+        c->shadow = 1;
     }
     dw_cc_buf_trim(&c->b);
     if (c->b.start == c->b.len)
@@ -233,8 +242,7 @@ static int mid_stream(const dw_mpa_check *c, size_t i, int final, cand *k)
         return DW_CK_T_REJECT;
     size_t h = k->at + (k->pos ? 0 : DW_MPA_MARKER_LEN); /* ULPDU_Length */
     uint16_t ulen = dw_get_be16(c->b.buf + h);
-    if (!ulen || ulen > DW_MPA_ULPDU_MAX ||
-        dw_mpa_fpdu_len((uint32_t)k->pos, ulen, 1) <= ptr)
+    if (!ulen || dw_mpa_fpdu_len((uint32_t)k->pos, ulen, 1) <= ptr)
         return DW_CK_T_REJECT; /* it ends before the marker */
     k->mk = k->mid = 1;
     k->mark = i;
@@ -343,6 +351,19 @@ static void search_scan(dw_mpa_check *c, int final)
         if (++c->searched > c->set.search_limit)
             give_up(c);
     }
+}
+
+int dw_ck_buf_has_start(dw_mpa_check *c)
+{
+    int known = c->pos_known, r = DW_CK_T_REJECT;
+    c->pos_known = c->markers == 0;
+    for (size_t i = c->b.start; i < c->b.len && r != DW_CK_T_ACCEPT; i++) {
+        cand k;
+        if (!c->pos_known || (c->b.base + i - c->start_off) % 4 == 0)
+            r = candidate(c, i, 1, &k);
+    }
+    c->pos_known = known;
+    return r == DW_CK_T_ACCEPT;
 }
 
 /* MPA 7.1: a marker tells where the FPDU holding it began; resume there

@@ -221,7 +221,7 @@ static void on_mpa_event(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_ch
     int error = ev->code != DW_MPA_ERR_NONE || ev->kind == DW_MPA_CHECK_EV_LENGTH ||
                 ev->kind == DW_MPA_CHECK_EV_PAD || ev->kind == DW_MPA_CHECK_EV_MARKER_RESERVED ||
                 ev->kind == DW_MPA_CHECK_EV_STARTUP_BAD || ev->kind == DW_MPA_CHECK_EV_MODE ||
-                ev->kind == DW_MPA_CHECK_EV_GAP;
+                ev->kind == DW_MPA_CHECK_EV_OVERSIZE || ev->kind == DW_MPA_CHECK_EV_GAP;
     ev_line e = {dw_mpa_check_event_name(ev->kind), (int)ev->code, ev->offset, ev->seq,
                  ev->pkt, ev->len, ev->detail};
     out_event(P, d, &e, error);

@@ -115,6 +115,49 @@ static double rate(uint64_t a, uint64_t b)
     return b ? (double)a / (double)b : 0.0;
 }
 
+/* Sender rules a peer broke with the framing intact (docs/DUMP.md). */
+typedef struct peer_rule {
+    const char *key, *text;
+    uint64_t count;
+} peer_rule;
+
+static size_t peer_rules(const dw_mpa_check_stats *ms, peer_rule *out)
+{
+    const peer_rule all[] = {
+        {"ulpdu_above_64768", "sends ULPDUs above 64768 (MPA 5.2)", ms->oversize},
+        {"pad_nonzero", "sends non-zero PAD (MPA 6)", ms->pad_errors},
+        {"marker_reserved", "sets marker RESERVED bits (MPA 6.1)", ms->marker_reserved}};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (all[i].count)
+            out[n++] = all[i];
+    return n;
+}
+
+static void json_rules(FILE *f, const dw_mpa_check_stats *ms)
+{
+    peer_rule r[3];
+    size_t n = peer_rules(ms, r);
+    fprintf(f, ",\"oversize\":%" PRIu64 ",\"marker_reserved\":%" PRIu64 ",\"peer_violations\":[",
+            ms->oversize, ms->marker_reserved);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%s{\"rule\":\"%s\",\"count\":%" PRIu64 ",\"text\":", i ? "," : "",
+                r[i].key, r[i].count);
+        out_json_str(f, r[i].text);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
+static void text_rules(FILE *f, const dw_mpa_check_stats *ms, const char *who)
+{
+    peer_rule r[3];
+    size_t n = peer_rules(ms, r);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%s%s %s (%" PRIu64 " time%s)", i ? "; " : "\n    peer ", i ? "" : who,
+                r[i].text, r[i].count, r[i].count == 1 ? "" : "s");
+}
+
 static void json_dir(FILE *f, const dw_dissect_dir *d)
 {
     dw_dissect_dir_stats st;
@@ -131,14 +174,16 @@ static void json_dir(FILE *f, const dw_dissect_dir *d)
                ",\"tcpopts\":%" PRIu64 ",\"tcpopt_errors\":%" PRIu64 ",\"gaps\":%" PRIu64
                ",\"gap_octets\":%" PRIu64 ",\"resyncs\":%" PRIu64 ",\"retransmits\":%" PRIu64
                ",\"overlaps\":%" PRIu64 ",\"mismatches\":%" PRIu64 ",\"out_of_order\":%" PRIu64
-               ",\"protocol_errors\":%" PRIu64 ",\"incomplete\":%" PRIu64 ",\"first_error\":",
-            dump_dir_name(d->dir), dw_dissect_framing_name(d->framing), d->packets, d->octets, ms.fpdus,
-            ms.ulpdu_octets, ms.crc_bad, ms.marker_errors, ms.markers_seen, ms.length_errors,
-            ms.pad_errors, ms.aligned, ms.packed, rate(ms.aligned, ms.fpdus),
+               ",\"protocol_errors\":%" PRIu64 ",\"incomplete\":%" PRIu64,
+            dump_dir_name(d->dir), dw_dissect_framing_name(d->framing), d->packets, d->octets,
+            ms.fpdus, ms.ulpdu_octets, ms.crc_bad, ms.marker_errors, ms.markers_seen,
+            ms.length_errors, ms.pad_errors, ms.aligned, ms.packed, rate(ms.aligned, ms.fpdus),
             rate(ms.seg_packed, ms.seg_with_start), x.frames, x.header_crc_bad,
             x.payload_crc_bad, d->tcpopts, d->tcpopt_bad, rs.gaps, rs.gap_octets,
             ms.resyncs + x.resyncs, rs.retransmits, rs.overlaps, rs.mismatches,
             rs.out_of_order, d->protocol_errors, d->incomplete);
+    json_rules(f, &ms);
+    fputs(",\"first_error\":", f);
     if (ms.first_error)
         fprintf(f, "{\"code\":%d,\"offset\":%" PRIu64 ",\"pkt\":%" PRIu64 "}}",
                 (int)ms.first_error, ms.first_error_offset, ms.first_error_pkt);
@@ -149,7 +194,7 @@ static void json_dir(FILE *f, const dw_dissect_dir *d)
         fputs("null}", f);
 }
 
-static void text_dir(FILE *f, const dw_dissect_dir *d)
+static void text_dir(FILE *f, const dw_dissect_dir *d, const char *who)
 {
     dw_dissect_dir_stats st;
     dw_dissect_dir_stats_get(d, &st);
@@ -167,6 +212,7 @@ static void text_dir(FILE *f, const dw_dissect_dir *d)
                 ms.crc_good, ms.crc_bad, ms.crc_unchecked, ms.markers_seen, ms.marker_errors,
                 ms.length_errors, ms.pad_errors, 100.0 * rate(ms.aligned, ms.fpdus),
                 100.0 * rate(ms.seg_packed, ms.seg_with_start), ms.resyncs);
+        text_rules(f, &ms, who);
         if (ms.first_error)
             fprintf(f, "\n    first error: MPA error %d (%s) at offset %" PRIu64 ", pkt %" PRIu64,
                     (int)ms.first_error, dw_mpa_strerror(ms.first_error), ms.first_error_offset,
@@ -221,8 +267,8 @@ void out_flow(dump *P, const dw_flow *fl)
     }
     fprintf(P->out, "flow %" PRIu64 " %s -> %s %s: %s\n", fl->id, c, s,
             dw_dissect_framing_name(fr), ok ? "ok" : "PROBLEMS");
-    text_dir(P->out, a);
-    text_dir(P->out, b);
+    text_dir(P->out, a, c);
+    text_dir(P->out, b, s);
 }
 
 void out_summary(dump *P, int status)

@@ -11,6 +11,7 @@
  */
 #include <ddpwire/mpa_startup.h>
 
+#include "check/mpa_check_int.h"
 #include "mpa_check_util.h"
 
 /* ------------------------------------------------------------------ */
@@ -418,13 +419,40 @@ typedef struct lost {
     size_t from;    /* first FPDU found again */
     size_t missing; /* FPDUs with CRC MISSING between (gap) */
     int length;     /* a length error */
+    int oversize;   /* an OVERSIZE event (a length above 64768) */
+    size_t body;    /* then: the stream offset after that length field */
 } lost;
+
+/* Segments that begin in [from, to). */
+static size_t segs_in(const segs *g, size_t from, size_t to)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->n; i++)
+        n += g->cut[i] >= from && g->cut[i] < to;
+    return n;
+}
+
+/* An FPDU above 64768 that runs to the end of the stream is searched
+ * again only if the checker could keep it: in segments of a few octets
+ * it holds more pieces than the search buffer tags, and stays cut short. */
+static int kept_whole(const stream *s, const segs *g, const lost *l)
+{
+    return !l->oversize || s->markers || segs_in(g, l->body, s->len) + 1 < DW_CK_DESC_CAP;
+}
 
 static void judge_lost(dw_mpa_check *c, const coll *k, const stream *s,
                        const segs *g, const void *arg)
 {
     const lost *l = arg;
-    (void)g;
+    if (!kept_whole(s, g, l)) {
+        CHECK_EQ_U(k->nr, l->before + 1);
+        CHECK_EQ_U(count_ev(k, DW_MPA_CHECK_EV_OVERSIZE), 1);
+        CHECK_EQ_U(count_ev(k, DW_MPA_CHECK_EV_TRUNCATED), 1);
+        CHECK_EQ_U(count_ev(k, DW_MPA_CHECK_EV_RESYNC), 0);
+        for (size_t i = 0; i < l->before && i < k->nr; i++)
+            check_rec(&k->r[i], s, i, NULL);
+        return;
+    }
     CHECK_EQ_U(k->nr, l->before + l->missing + (s->n - l->from));
     for (size_t i = 0; i < l->before && i < k->nr; i++)
         check_rec(&k->r[i], s, i, NULL);
@@ -441,6 +469,9 @@ static void judge_lost(dw_mpa_check *c, const coll *k, const stream *s,
     dw_mpa_check_stats_get(c, &st);
     CHECK_EQ_U(st.length_errors, l->length);
     CHECK_EQ_U(count_ev(k, DW_MPA_CHECK_EV_LENGTH), l->length);
+    CHECK_EQ_U(st.oversize, l->oversize);
+    CHECK_EQ_U(count_ev(k, DW_MPA_CHECK_EV_OVERSIZE), l->oversize);
+    CHECK_EQ_U(count_ev(k, DW_MPA_CHECK_EV_TRUNCATED), 0);
     CHECK_EQ_U(count_ev(k, DW_MPA_CHECK_EV_SYNC_LOST), 1);
     CHECK_EQ_U(count_ev(k, DW_MPA_CHECK_EV_RESYNC), 1);
     CHECK_EQ_U(st.resyncs, 1);
@@ -450,7 +481,10 @@ static void judge_lost(dw_mpa_check *c, const coll *k, const stream *s,
     CHECK(e && l->from < s->n && e->off == s->at[l->from]);
 }
 
-/* ULPDU_Length 0 or above 64768: sync lost, found again (MPA 7.1). */
+/* ULPDU_Length 0: sync lost, found again (MPA 7.1). 0xffff after a good
+ * FPDU is framed as declared (a peer may send it: OVERSIZE) until it
+ * proves wrong: a marker inside disagrees, or (no markers) the stream
+ * ends inside it and FPDUs lie there: sync lost, found again. */
 static void test_bad_length(void)
 {
     uint64_t seed = 13;
@@ -460,7 +494,7 @@ static void test_bad_length(void)
         build(&s, &g, &seed);
         size_t i = 30, h = s.at[i] + lead_of(&s, i);
         s.b[h] = s.b[h + 1] = (v & 2) ? 0xff : 0x00;
-        lost l = {i, resync_fpdu(&s, h + 2), 0, 1};
+        lost l = {i, resync_fpdu(&s, h + 2), 0, !(v & 2), (v & 2) != 0, h + 2};
         CHECK(l.from > i && l.from < s.n);
         run_cuts(&s, 0, 0, s.len, judge_lost, &l, &seed);
         stream_free(&s);
@@ -531,7 +565,7 @@ static void test_gaps(void)
         /* from the middle of FPDU 30 into the middle of FPDU 34 */
         ha = s.at[30] + s.info[30].len / 2 + 1;
         size_t hb = s.at[34] + s.info[34].len / 2;
-        lost l = {30, resync_fpdu(&s, hb), 1, 0};
+        lost l = {30, resync_fpdu(&s, hb), 1, 0, 0, 0};
         run_cuts(&s, ha, hb, s.len, judge_lost, &l, &seed);
         stream_free(&s);
     }
