@@ -64,14 +64,23 @@ static void count(run *r, dw_dissect_severity sev)
     r->errors += sev > 0;
 }
 
+/* A decoded ULPDU lies within what was captured of it. */
+static void check_ddp(const dw_rdmap_msg *m, const uint8_t *head, size_t head_len)
+{
+    if (m && (m->payload < head || m->payload > head + head_len || m->hdr.ddp_ver != 1 ||
+              m->hdr.rdmap_ver != 1))
+        abort();
+}
+
 static void on_fpdu(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_check_fpdu *fp,
-                    const dw_mpa_check_marker *mk, size_t nmk, void *u)
+                    const dw_mpa_check_marker *mk, size_t nmk, const dw_rdmap_msg *ddp, void *u)
 {
     (void)D;
     check_dir(u, d);
     if (d->framing != DW_DISSECT_FOUND_MPA || (nmk && !mk) || fp->fpdu_len < 6 ||
         fp->head_len > fp->ulpdu_len)
         abort();
+    check_ddp(ddp, fp->head, fp->head_len);
 }
 
 static void on_mpa_event(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_check_event *ev,
@@ -85,12 +94,23 @@ static void on_mpa_event(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_ch
 }
 
 static void on_ift_frame(dw_dissect *D, const dw_dissect_dir *d, const dw_ift_check_frame *fr,
-                         void *u)
+                         const dw_rdmap_msg *ddp, void *u)
 {
-    (void)D, (void)fr;
+    (void)D;
     check_dir(u, d);
     if (d->framing != DW_DISSECT_FOUND_IFT)
         abort();
+    check_ddp(ddp, fr->head, fr->head_len);
+}
+
+static void on_rdma_event(dw_dissect *D, const dw_dissect_dir *d, const dw_rdma_check_event *ev,
+                          void *u)
+{
+    (void)D;
+    check_dir(u, d);
+    if (ev->dir != d->dir || !ev->detail || (ev->error & ~1))
+        abort();
+    ((run *)u)->errors += ev->error;
 }
 
 static void on_ift_event(dw_dissect *D, const dw_dissect_dir *d, const dw_ift_check_event *ev,
@@ -191,7 +211,7 @@ static int run_begin(run *r, int cfg, unsigned sel, unsigned linktype)
     static const dw_dissect_callbacks cb = {
         .on_fpdu = on_fpdu, .on_mpa_event = on_mpa_event, .on_ift_frame = on_ift_frame,
         .on_ift_event = on_ift_event, .on_reasm_event = on_reasm_event, .on_gap = on_gap,
-        .on_tcpopt = on_tcpopt, .on_ipoib = on_ipoib, .on_flow_start = on_flow_start,
+        .on_rdma_event = on_rdma_event, .on_tcpopt = on_tcpopt, .on_ipoib = on_ipoib, .on_flow_start = on_flow_start,
         .on_flow_end = on_flow_end};
     memset(r, 0, sizeof *r);
     dw_dissect_settings_default(&r->s);

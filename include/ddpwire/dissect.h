@@ -22,6 +22,9 @@
  *
  * The chosen checker (<ddpwire/mpa_check.h>, <ddpwire/ift_check.h>) reports
  * every FPDU or frame and every problem through the callbacks below; the
+ * ULPDUs with a good CRC (or none in use) go to the connection's DDP/RDMAP
+ * checker (<ddpwire/rdma_check.h>), which judges them where they are
+ * DDP/RDMAP; the
  * dissector counts each problem once, as a protocol error or as an
  * incomplete capture, per direction and in total. TCP RDMA options (kind
  * 25) are checked per segment (3.1.4: one total per transfer); frames of
@@ -38,6 +41,7 @@
 #include <ddpwire/ift_check.h>
 #include <ddpwire/ipoib.h>
 #include <ddpwire/mpa_check.h>
+#include <ddpwire/rdma_check.h>
 #include <ddpwire/reasm.h>
 #include <ddpwire/tcpopt.h>
 
@@ -108,12 +112,17 @@ typedef struct dw_dissect_dir_stats {
     /** Zero unless framing is FOUND_MPA / FOUND_IFT. */
     dw_mpa_check_stats mpa;
     dw_ift_check_stats ift;
+    /** DDP/RDMAP (active 0 when no ULPDU was seen). */
+    dw_rdma_check_stats rdma;
 } dw_dissect_dir_stats;
 
 DW_EXTERN void dw_dissect_dir_stats_get(const dw_dissect_dir *d, dw_dissect_dir_stats *st);
 
 /** The direction k (DW_FLOW_C2S / DW_FLOW_S2C) of a connection. */
 DW_EXTERN const dw_dissect_dir *dw_dissect_flow_dir(const dw_flow *f, int k);
+
+/** The upper protocol seen in a connection's first Sends (either way). */
+DW_EXTERN dw_rdma_ulp dw_dissect_flow_ulp(const dw_flow *f);
 
 /** The application's pointer for a connection (NULL until set). */
 DW_EXTERN void dw_dissect_flow_set_app(const dw_flow *f, void *app);
@@ -146,16 +155,20 @@ typedef struct dw_dissect_ipoib {
 typedef int dw_dissect_severity;
 
 typedef struct dw_dissect_callbacks {
-    /** Every FPDU checked, with the markers inside it. */
+    /** Every FPDU checked, with the markers inside it; ddp: its ULPDU
+     * decoded when the direction is DDP/RDMAP and the CRC good or off,
+     * else NULL. */
     void (*on_fpdu)(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_check_fpdu *fp,
-                    const dw_mpa_check_marker *mk, size_t nmk, void *user_data);
+                    const dw_mpa_check_marker *mk, size_t nmk, const dw_rdmap_msg *ddp,
+                    void *user_data);
     /** Every MPA checker event (start-up frames have ev->frame). */
     void (*on_mpa_event)(dw_dissect *D, const dw_dissect_dir *d,
                          const dw_mpa_check_event *ev, dw_dissect_severity sev,
                          void *user_data);
-    /** Every IFT frame. */
+    /** Every IFT frame; ddp as for on_fpdu. */
     void (*on_ift_frame)(dw_dissect *D, const dw_dissect_dir *d,
-                         const dw_ift_check_frame *fr, void *user_data);
+                         const dw_ift_check_frame *fr, const dw_rdmap_msg *ddp,
+                         void *user_data);
     /** Every IFT checker event. */
     void (*on_ift_event)(dw_dissect *D, const dw_dissect_dir *d,
                          const dw_ift_check_event *ev, dw_dissect_severity sev,
@@ -167,6 +180,9 @@ typedef struct dw_dissect_callbacks {
     /** A gap no checker reports (plain TCP, or before the framing is known). */
     void (*on_gap)(dw_dissect *D, const dw_dissect_dir *d, const dw_reasm_gap *g,
                    void *user_data);
+    /** DDP/RDMAP events (d: the direction of the ULPDU concerned). */
+    void (*on_rdma_event)(dw_dissect *D, const dw_dissect_dir *d,
+                          const dw_rdma_check_event *ev, void *user_data);
     void (*on_tcpopt)(dw_dissect *D, const dw_dissect_dir *d, const dw_dissect_tcpopt *o,
                       void *user_data);
     void (*on_ipoib)(dw_dissect *D, const dw_dissect_ipoib *ip, void *user_data);

@@ -16,6 +16,11 @@ static inline uint32_t dw_get_be32(const uint8_t *p)
            p[3];
 }
 
+static inline uint32_t dw_get_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 static inline uint64_t dw_get_be64(const uint8_t *p)
 {
     return (uint64_t)dw_get_be32(p) << 32 | dw_get_be32(p + 4);

@@ -25,6 +25,48 @@ void dw_ds_count(ds_dir *d, int incomplete)
     }
 }
 
+/* ---- DDP/RDMAP ------------------------------------------------------- */
+
+static void rdma_on_event(dw_rdma_check *c, const dw_rdma_check_event *ev, void *u)
+{
+    (void)c;
+    ds_flow *f = u;
+    ds_dir *d = &f->d[ev->dir];
+    if (ev->error)
+        dw_ds_count(d, 0);
+    if (f->D->cb.on_rdma_event)
+        f->D->cb.on_rdma_event(f->D, &d->pub, ev, f->D->ud);
+}
+
+static dw_rdma_check *rdma_of(ds_dir *d)
+{
+    ds_flow *f = d->flow;
+    dw_rdma_check_callbacks cb = {rdma_on_event};
+    if (!f->rdma && dw_rdma_check_new(&f->rdma, &cb, f))
+        f->D->st.nomem++;
+    return f->rdma;
+}
+
+const dw_rdmap_msg *dw_ds_ulpdu(ds_dir *d, int crc_ok, const uint8_t *head, size_t head_len,
+                                uint32_t ulpdu_len, const dw_rdma_check_where *at,
+                                dw_rdmap_msg *msg)
+{
+    dw_rdma_check *r = rdma_of(d);
+    if (!r)
+        return NULL;
+    if (!crc_ok) {
+        dw_rdma_check_gap(r, d->pub.dir);
+        return NULL;
+    }
+    return dw_rdma_check_ulpdu(r, d->pub.dir, head, head_len, ulpdu_len, at, msg) ? msg : NULL;
+}
+
+void dw_ds_ulpdu_gap(ds_dir *d)
+{
+    if (d->flow->rdma)
+        dw_rdma_check_gap(d->flow->rdma, d->pub.dir);
+}
+
 /* ---- MPA checker callbacks ------------------------------------------ */
 
 static void mpa_on_marker(dw_mpa_check *c, const dw_mpa_check_marker *m, void *u)
@@ -40,8 +82,12 @@ static void mpa_on_fpdu(dw_mpa_check *c, const dw_mpa_check_fpdu *fp, void *u)
     (void)c;
     ds_dir *d = u;
     dw_dissect *D = d->flow->D;
+    dw_rdmap_msg m;
+    int ok = fp->crc == DW_MPA_CHECK_CRC_GOOD || fp->crc == DW_MPA_CHECK_CRC_OFF;
+    dw_rdma_check_where at = {fp->first_pkt, fp->offset, fp->seq};
+    const dw_rdmap_msg *ddp = dw_ds_ulpdu(d, ok, fp->head, fp->head_len, fp->ulpdu_len, &at, &m);
     if (D->cb.on_fpdu)
-        D->cb.on_fpdu(D, &d->pub, fp, d->mk, d->nmk, D->ud);
+        D->cb.on_fpdu(D, &d->pub, fp, d->mk, d->nmk, ddp, D->ud);
     d->nmk = 0;
 }
 
@@ -84,8 +130,16 @@ static void mpa_on_event(dw_mpa_check *c, const dw_mpa_check_event *ev, void *u)
     (void)c;
     ds_dir *d = u;
     dw_dissect *D = d->flow->D;
-    if (ev->kind == DW_MPA_CHECK_EV_STARTUP && ev->frame)
+    if (ev->kind == DW_MPA_CHECK_EV_STARTUP && ev->frame) {
         on_startup(d, ev->frame);
+        if (rdma_of(d))
+            dw_rdma_check_startup(d->flow->rdma, d->pub.dir, ev->frame);
+    }
+    if (ev->kind == DW_MPA_CHECK_EV_START && d->syn_seen && rdma_of(d) &&
+        !strstr(ev->detail ? ev->detail : "", "mid-stream"))
+        dw_rdma_check_from_start(d->flow->rdma, d->pub.dir);
+    if (ev->kind == DW_MPA_CHECK_EV_GAP || ev->kind == DW_MPA_CHECK_EV_SYNC_LOST)
+        dw_ds_ulpdu_gap(d);
     int sev = mpa_severity(d, ev->kind);
     if (sev)
         dw_ds_count(d, sev < 0);
@@ -115,6 +169,7 @@ static int mpa_create(ds_dir *d, dw_mpa_check_start start, uint64_t start_offset
         s.search_limit = 262144; /* auto: most flows are not MPA */
         s.strict_search = 1;     /* ... and some carry runs of zeros */
     }
+    s.head_len = 128; /* DDP/RDMAP headers, a Terminate's copies, a ULP's first octets */
     dw_mpa_check_callbacks cb = {mpa_on_fpdu, mpa_on_marker, mpa_on_event};
     if (dw_mpa_check_new(&d->mpa, &s, &cb, d))
         return -1;
@@ -342,6 +397,7 @@ static void on_event(dw_reasm *r, const dw_reasm_event *ev, void *u)
 
 static void flow_free(ds_flow *f)
 {
+    dw_rdma_check_del(f->rdma);
     for (int k = 0; k < 2; k++) {
         dw_reasm_del(f->d[k].reasm);
         dw_mpa_check_del(f->d[k].mpa);
@@ -376,6 +432,7 @@ static void on_flow_end(dw_flowtab *t, dw_flow *fl, void *u)
         return;
     for (int k = 0; k < 2; k++)
         end_dir(&f->d[k]);
+    dw_rdma_check_end(f->rdma);
     if (D->cb.on_flow_end)
         D->cb.on_flow_end(D, fl, D->ud);
     flow_free(f);
@@ -649,4 +706,16 @@ void dw_dissect_dir_stats_get(const dw_dissect_dir *pd, dw_dissect_dir_stats *st
         dw_mpa_check_stats_get(d->mpa, &st->mpa);
     if (d->ift && d->pub.framing == DW_DISSECT_FOUND_IFT)
         dw_ift_check_stats_get(d->ift, &st->ift);
+    dw_rdma_check_stats_get(d->flow->rdma, d->pub.dir, &st->rdma);
+}
+
+dw_rdma_ulp dw_dissect_flow_ulp(const dw_flow *f)
+{
+    const ds_flow *x = f ? f->user_data : NULL;
+    dw_rdma_check_stats a, b;
+    if (!x || !x->rdma)
+        return DW_RDMA_ULP_UNKNOWN;
+    dw_rdma_check_stats_get(x->rdma, 0, &a);
+    dw_rdma_check_stats_get(x->rdma, 1, &b);
+    return a.ulp ? a.ulp : b.ulp;
 }

@@ -25,8 +25,14 @@ int dw_ds_ift_probe(const uint8_t *p, size_t n)
 static void emit_frame(ds_dir *d, const dw_ift_check_frame *fr)
 {
     dw_dissect *D = d->flow->D;
+    dw_rdmap_msg m;
+    int ok = fr->header_crc == DW_IFT_CHECK_CRC_GOOD && fr->payload_crc == DW_IFT_CHECK_CRC_GOOD;
+    /* the IFT header is the DDP/RDMAP header; the payload follows it */
+    dw_rdma_check_where at = {fr->first_pkt, fr->offset, fr->seq};
+    const dw_rdmap_msg *ddp =
+        dw_ds_ulpdu(d, ok, fr->head, fr->head_len, fr->header_size + fr->payload_size, &at, &m);
     if (D->cb.on_ift_frame)
-        D->cb.on_ift_frame(D, &d->pub, fr, D->ud);
+        D->cb.on_ift_frame(D, &d->pub, fr, ddp, D->ud);
 }
 
 static void on_event(dw_ift_check *c, const dw_ift_check_event *ev, void *u);
@@ -95,6 +101,8 @@ static void on_event(dw_ift_check *c, const dw_ift_check_event *ev, void *u)
         race_event(d, ev);
         return;
     }
+    if (ev->kind == DW_IFT_CHECK_EV_GAP || ev->kind == DW_IFT_CHECK_EV_HEADER_CRC)
+        dw_ds_ulpdu_gap(d);
     if (ev->kind == DW_IFT_CHECK_EV_GAP && ev->offset + ev->len <= d->gap_shown_end)
         return; /* shown (and counted) before the framing was known */
     int sev = ev->kind == DW_IFT_CHECK_EV_HEADER_CRC ||

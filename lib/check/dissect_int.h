@@ -44,6 +44,7 @@ typedef struct ds_flow {
     struct dw_dissect *D;
     ds_dir d[2];
     int framing_forced;      /* settings.mpa_port matched */
+    dw_rdma_check *rdma;     /* DDP/RDMAP, both ways: made at the first ULPDU */
     void *app;
 } ds_flow;
 
@@ -58,6 +59,13 @@ struct dw_dissect {
 
 /* Counts a problem: incomplete (the capture's) or a protocol error. */
 void dw_ds_count(ds_dir *d, int incomplete);
+
+/* A ULPDU found in direction d (crc_ok: its CRC good or not in use): to
+ * the DDP/RDMAP checker; msg set when it decodes there. Else a loss. */
+const dw_rdmap_msg *dw_ds_ulpdu(ds_dir *d, int crc_ok, const uint8_t *head, size_t head_len,
+                                uint32_t ulpdu_len, const dw_rdma_check_where *at,
+                                dw_rdmap_msg *msg);
+void dw_ds_ulpdu_gap(ds_dir *d);
 
 /* dissect_ift.c: a direction's IFT checker (race: searched for beside MPA,
  * silent until confirmed), its input, its end, and the probe of a

@@ -161,8 +161,9 @@ class Rand:
 
 
 def send_ulpdu(msn, n, rnd):
-    """An untagged DDP Send (RDMAP Send, queue 0, last), as Figure 5."""
-    hdr = bytes([0x40, 0x03]) + bytes(4) + struct.pack('>III', 0, msn, 0)
+    """An untagged DDP Send (RDMAP Send, queue 0, last) as Figure 5, but with
+    the DDP and RDMAP versions of RFC 5041 and RFC 5040 (1, not the draft's 0)."""
+    hdr = bytes([0x41, 0x43]) + bytes(4) + struct.pack('>III', 0, msn, 0)
     assert n >= 18
     return hdr + rnd.bytes(n - 18)
 
@@ -720,8 +721,13 @@ def s13_ift(bad):
     frames = {'c2s': [], 's2c': []}
     for d, plan in (('c2s', [(18, 101), (14, 0), (18, 1501), (18, 7), (14, 333)]),
                     ('s2c', [(18, 64), (18, 2000), (14, 5)])):
+        msn = 0
         for i, (hs, ps) in enumerate(plan):
-            hdr = bytes([0x40 if hs == 18 else 0xC0, 0x03]) + rnd.bytes(hs - 2)
+            if hs == 18:  # a DDP Send (RFC 5041/5040 versions), MSN counting from 1
+                msn += 1
+                hdr = bytes([0x41, 0x43]) + struct.pack('>IIII', 0, 0, msn, 0)
+            else:  # a one-segment RDMA Write to a random STag and TO
+                hdr = bytes([0xC1, 0x40]) + rnd.bytes(hs - 2)
             wire, hok, pok = ift_frame(hdr, rnd.bytes(ps), bad_payload_crc=bad and d == 'c2s' and i == 2)
             off = c.write(d, wire)
             frames[d].append((off, len(wire), hs, ps, hok, pok))

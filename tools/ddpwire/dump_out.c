@@ -88,20 +88,28 @@ static const char *op_name(unsigned op)
     return op < 8 ? n[op] : "opcode?";
 }
 
-/* One line about the DDP/RDMAP header at the start of a ULPDU. */
-static void ddp_line(char *buf, size_t cap, const uint8_t *p, size_t n)
+/* One line about a ULPDU the dissector decoded as DDP/RDMAP ("" when not). */
+static void ddp_line(char *buf, size_t cap, const dw_rdmap_msg *m)
 {
-    dw_rdmap_msg m;
     buf[0] = 0;
-    if (n < DW_DDP_TAGGED_HDR_LEN || dw_rdmap_decode(&m, p, n) < 0)
+    if (!m)
         return;
-    const dw_ddp_hdr *h = &m.hdr;
+    const dw_ddp_hdr *h = &m->hdr;
     if (h->tagged)
-        snprintf(buf, cap, "%s STag 0x%08x TO 0x%" PRIx64 "%s", op_name(h->opcode),
-                 (unsigned)h->stag, h->to, h->last ? " last" : "");
+        snprintf(buf, cap, "%s STag 0x%08x TO 0x%" PRIx64 " len %zu%s", op_name(h->opcode),
+                 (unsigned)h->stag, h->to, m->payload_len, h->last ? " last" : "");
+    else if (h->opcode == DW_RDMAP_READ_REQ)
+        snprintf(buf, cap, "ReadReq MSN %u sink 0x%08x:0x%" PRIx64 " len %u src 0x%08x:0x%" PRIx64,
+                 (unsigned)h->msn, (unsigned)m->read_req.sink_stag, m->read_req.sink_to,
+                 (unsigned)m->read_req.size, (unsigned)m->read_req.src_stag, m->read_req.src_to);
     else
-        snprintf(buf, cap, "%s QN %u MSN %u MO %u%s", op_name(h->opcode), (unsigned)h->qn,
-                 (unsigned)h->msn, (unsigned)h->mo, h->last ? " last" : "");
+        snprintf(buf, cap, "%s QN %u MSN %u MO %u len %zu%s", op_name(h->opcode),
+                 (unsigned)h->qn, (unsigned)h->msn, (unsigned)h->mo, m->payload_len,
+                 h->last ? " last" : "");
+    if (!h->tagged && (h->opcode == DW_RDMAP_SEND_INV || h->opcode == DW_RDMAP_SEND_SE_INV)) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, cap - n, " invalidate 0x%08x", (unsigned)h->inv_stag);
+    }
 }
 
 static void json_markers(FILE *f, const dw_mpa_check_marker *mk, size_t n)
@@ -117,13 +125,13 @@ static void json_markers(FILE *f, const dw_mpa_check_marker *mk, size_t n)
 }
 
 static void on_fpdu(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_check_fpdu *fp,
-                    const dw_mpa_check_marker *mk, size_t nmk, void *u)
+                    const dw_mpa_check_marker *mk, size_t nmk, const dw_rdmap_msg *msg, void *u)
 {
     (void)D;
     dump *P = u;
     FILE *f = P->out;
-    char ddp[128];
-    ddp_line(ddp, sizeof ddp, fp->head, fp->head_len);
+    char ddp[192];
+    ddp_line(ddp, sizeof ddp, msg);
     if (P->o.json) {
         json_head(P, d, "fpdu");
         fprintf(f, ",\"index\":%" PRIu64 ",\"pos\":%" PRIu64 ",\"offset\":%" PRIu64
@@ -256,14 +264,13 @@ static const char *ift_verdict(dw_ift_check_crc v)
 }
 
 static void on_ift_frame(dw_dissect *D, const dw_dissect_dir *d, const dw_ift_check_frame *fr,
-                         void *u)
+                         const dw_rdmap_msg *msg, void *u)
 {
     (void)D;
     dump *P = u;
     FILE *f = P->out;
-    char ddp[128] = "";
-    if (fr->header_crc == DW_IFT_CHECK_CRC_GOOD)
-        ddp_line(ddp, sizeof ddp, fr->head, fr->head_len);
+    char ddp[192];
+    ddp_line(ddp, sizeof ddp, msg);
     int complete = fr->header_crc != DW_IFT_CHECK_CRC_MISSING &&
                    fr->payload_crc != DW_IFT_CHECK_CRC_MISSING;
     if (P->o.json) {
@@ -326,6 +333,15 @@ static void on_tcpopt(dw_dissect *D, const dw_dissect_dir *d, const dw_dissect_t
     }
 }
 
+static void on_rdma_event(dw_dissect *D, const dw_dissect_dir *d, const dw_rdma_check_event *ev,
+                          void *u)
+{
+    (void)D;
+    ev_line e = {dw_rdma_check_event_name(ev->kind), 0, ev->offset, ev->seq, ev->pkt, 0,
+                 ev->detail};
+    out_event(u, d, &e, ev->error);
+}
+
 static void on_ipoib(dw_dissect *D, const dw_dissect_ipoib *ip, void *u)
 {
     (void)D;
@@ -355,6 +371,7 @@ int dump_open(dump *P)
         .on_ift_event = on_ift_event,
         .on_reasm_event = on_reasm_event,
         .on_gap = on_gap,
+        .on_rdma_event = on_rdma_event,
         .on_tcpopt = on_tcpopt,
         .on_ipoib = on_ipoib,
         .on_flow_start = on_flow_start,

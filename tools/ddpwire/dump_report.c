@@ -158,6 +158,39 @@ static void text_rules(FILE *f, const dw_mpa_check_stats *ms, const char *who)
                 r[i].text, r[i].count, r[i].count == 1 ? "" : "s");
 }
 
+static void json_ddp(FILE *f, const dw_rdma_check_stats *r)
+{
+    fprintf(f, ",\"ddp\":{\"active\":%d,\"ulpdus\":%" PRIu64 ",\"messages\":%" PRIu64
+               ",\"sends\":%" PRIu64 ",\"sends_invalidate\":%" PRIu64 ",\"writes\":%" PRIu64
+               ",\"read_requests\":%" PRIu64 ",\"read_responses\":%" PRIu64
+               ",\"terminates\":%" PRIu64 ",\"violations\":%" PRIu64 ",\"reads_answered\":%" PRIu64
+               ",\"reads_pending\":%" PRIu64 ",\"reads_max_outstanding\":%" PRIu64
+               ",\"ird\":%d,\"ord\":%d,\"ulp\":\"%s\"}",
+            r->active, r->ulpdus, r->messages, r->sends, r->sends_inv, r->writes,
+            r->read_requests, r->read_responses, r->terminates, r->violations, r->reads_answered,
+            r->reads_pending, r->reads_max_outstanding, (int)r->ird, (int)r->ord,
+            dw_rdma_ulp_name(r->ulp));
+}
+
+static void text_ddp(FILE *f, const dw_rdma_check_stats *r)
+{
+    if (r->active <= 0)
+        return;
+    fprintf(f, "\n    DDP/RDMAP: %" PRIu64 " messages (%" PRIu64 " Send, %" PRIu64 " with Invalidate, %" PRIu64
+               " Write, %" PRIu64 " Read Request, %" PRIu64 " Read Response, %" PRIu64
+               " Terminate); %" PRIu64 " violations",
+            r->messages, r->sends, r->sends_inv, r->writes, r->read_requests, r->read_responses,
+            r->terminates, r->violations);
+    if (r->read_requests)
+        fprintf(f, "; reads answered %" PRIu64 ", pending %" PRIu64 ", at most %" PRIu64
+                   " outstanding",
+                r->reads_answered, r->reads_pending, r->reads_max_outstanding);
+    if (r->ird >= 0)
+        fprintf(f, "; IRD %d ORD %d", (int)r->ird, (int)r->ord);
+    if (r->ulp)
+        fprintf(f, "; %s", dw_rdma_ulp_name(r->ulp));
+}
+
 static void json_dir(FILE *f, const dw_dissect_dir *d)
 {
     dw_dissect_dir_stats st;
@@ -183,6 +216,7 @@ static void json_dir(FILE *f, const dw_dissect_dir *d)
             ms.resyncs + x.resyncs, rs.retransmits, rs.overlaps, rs.mismatches,
             rs.out_of_order, d->protocol_errors, d->incomplete);
     json_rules(f, &ms);
+    json_ddp(f, &st.rdma);
     fputs(",\"first_error\":", f);
     if (ms.first_error)
         fprintf(f, "{\"code\":%d,\"offset\":%" PRIu64 ",\"pkt\":%" PRIu64 "}}",
@@ -233,6 +267,7 @@ static void text_dir(FILE *f, const dw_dissect_dir *d, const char *who)
                     (int)x.first_error, dw_ift_strerror(x.first_error), x.first_error_offset,
                     x.first_error_pkt);
     }
+    text_ddp(f, &st.rdma);
     if (d->tcpopts)
         fprintf(f, "\n    TCP RDMA options: %" PRIu64 ", %" PRIu64 " invalid", d->tcpopts,
                 d->tcpopt_bad);
@@ -258,7 +293,8 @@ void out_flow(dump *P, const dw_flow *fl)
     dw_dissect_framing fr = a->framing != DW_DISSECT_PLAIN ? a->framing : b->framing;
     if (P->o.json) {
         fprintf(P->out, "{\"type\":\"flow\",\"flow\":%" PRIu64 ",\"client\":\"%s\",\"server\":"
-                        "\"%s\",\"framing\":\"%s\",", fl->id, c, s, dw_dissect_framing_name(fr));
+                        "\"%s\",\"framing\":\"%s\",\"ulp\":\"%s\",", fl->id, c, s,
+                dw_dissect_framing_name(fr), dw_rdma_ulp_name(dw_dissect_flow_ulp(fl)));
         json_dir(P->out, a);
         fputc(',', P->out);
         json_dir(P->out, b);
