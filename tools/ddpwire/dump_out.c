@@ -162,25 +162,54 @@ static void on_fpdu(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_check_f
             fp->resync ? "resync " : "", ddp, fp->pad_nonzero ? " pad-not-zero" : "");
 }
 
+/* RFC 6581 IRD/ORD and SMB Direct's, from the private data. */
+static void pd_text(char *buf, size_t cap, const dw_mpa_startup *fr, int json)
+{
+    dw_rdma_pd_info pi;
+    size_t n = 0;
+    buf[0] = 0;
+    if (!dw_rdma_pd_info_get(fr, &pi))
+        return;
+    const dw_mpa_enh *e = &pi.enh;
+    if (pi.enhanced)
+        n += (size_t)snprintf(buf + n, cap - n,
+                              json ? ",\"enhanced\":{\"ird\":%u,\"ord\":%u,\"p2p\":%s,"
+                                     "\"rtr_send\":%s,\"rtr_write\":%s,\"rtr_read\":%s}"
+                                   : ", RFC 6581 IRD %u ORD %u%s%s%s%s",
+                              e->ird, e->ord, json ? tf(e->p2p) : e->p2p ? " peer-to-peer" : "",
+                              json ? tf(e->rtr & DW_MPA_RTR_SEND) : (e->rtr & DW_MPA_RTR_SEND) ? " RTR:Send" : "",
+                              json ? tf(e->rtr & DW_MPA_RTR_WRITE) : (e->rtr & DW_MPA_RTR_WRITE) ? " RTR:Write" : "",
+                              json ? tf(e->rtr & DW_MPA_RTR_READ) : (e->rtr & DW_MPA_RTR_READ) ? " RTR:Read" : "");
+    if (pi.smbd && n < cap)
+        snprintf(buf + n, cap - n,
+                 json ? ",\"smbd\":{\"ird\":%u,\"ord\":%u,\"host_order\":%s}"
+                      : ", SMB Direct IRD %u ORD %u%s",
+                 (unsigned)pi.smbd_ird, (unsigned)pi.smbd_ord,
+                 json ? tf(pi.smbd_host_order)
+                      : pi.smbd_host_order ? " (little-endian words: cifs.ko writes host order)" : "");
+}
+
 static void out_startup(dump *P, const dw_dissect_dir *d, const dw_mpa_check_event *ev)
 {
     const dw_mpa_startup *fr = ev->frame;
     FILE *f = P->out;
     const char *kind = fr->kind == DW_MPA_STARTUP_REQUEST ? "request" : "reply";
+    char pd[256];
+    pd_text(pd, sizeof pd, fr, P->o.json);
     if (P->o.json) {
         json_head(P, d, "startup");
         fprintf(f, ",\"pkt\":%" PRIu64 ",\"offset\":%" PRIu64 ",\"kind\":\"%s\","
-                   "\"markers\":%s,\"crc\":%s,\"reject\":%s,\"rev\":%u,\"pd_len\":%u}\n",
+                   "\"markers\":%s,\"crc\":%s,\"reject\":%s,\"rev\":%u,\"pd_len\":%u%s}\n",
                 ev->pkt, ev->offset, kind, tf(fr->flags & DW_MPA_FLAG_MARKERS),
                 tf(fr->flags & DW_MPA_FLAG_CRC), tf(fr->flags & DW_MPA_FLAG_REJECT),
-                (unsigned)fr->rev, (unsigned)fr->pd_len);
+                (unsigned)fr->rev, (unsigned)fr->pd_len, pd);
     } else if (P->o.verbose) {
         fprintf(dump_text_line(P, d),
                 "RFC 5044 %s (pkt %" PRIu64 "): M=%d C=%d R=%d rev %u, %u octets "
-                "of private data\n",
+                "of private data%s\n",
                 kind, ev->pkt, !!(fr->flags & DW_MPA_FLAG_MARKERS),
                 !!(fr->flags & DW_MPA_FLAG_CRC), !!(fr->flags & DW_MPA_FLAG_REJECT),
-                (unsigned)fr->rev, (unsigned)fr->pd_len);
+                (unsigned)fr->rev, (unsigned)fr->pd_len, pd);
     }
 }
 
