@@ -38,6 +38,7 @@ int dw_cc_data_begin(dw_cc_in *in, const uint8_t *data, size_t len,
                        chunk->seg_start != 0, chunk->seg_end != 0, 1};
     in->seq0 = chunk->seq - (uint32_t)chunk->offset;
     in->have_seq0 = 1;
+    in->pkt = chunk->pkt;
     if (chunk->offset == in->off)
         return 0;
     *hole = (dw_reasm_gap){in->off, chunk->seq - (uint32_t)(chunk->offset - in->off),

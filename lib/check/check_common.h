@@ -39,6 +39,7 @@ typedef struct dw_cc_in {
     int in_cb, ended;
     int err;            /* first error code, 0 none */
     uint64_t err_off, err_pkt;
+    uint64_t pkt;       /* the packet of the last chunk fed (0: none) */
 } dw_cc_in;
 
 /* Checks a _data() call (in NULL: no checker); sets s to the data's tags

@@ -89,6 +89,19 @@ void dw_mpa_check_del(dw_mpa_check *c)
     free(c);
 }
 
+/* The packet of stream offset off: from the search buffer's tags when it
+ * holds it, else the packet being fed. */
+static uint64_t pkt_at(const dw_mpa_check *c, uint64_t off)
+{
+    if (off >= c->b.base + c->b.start && off < c->b.base + c->b.len) {
+        dw_cc_slice s;
+        dw_cc_piece_at(&c->b, (size_t)(off - c->b.base), &s);
+        if (s.tagged)
+            return s.pkt;
+    }
+    return c->in.pkt;
+}
+
 void dw_ck_emit(dw_mpa_check *c, dw_mpa_check_event_kind kind,
                 dw_mpa_error code, uint64_t off, uint32_t seq, uint64_t pkt,
                 uint64_t len, const dw_mpa_startup *frame)
@@ -96,6 +109,9 @@ void dw_ck_emit(dw_mpa_check *c, dw_mpa_check_event_kind kind,
     dw_cc_error(&c->in, (int)code, off, pkt);
     if (!c->cb.on_event)
         return;
+    if (!pkt && (kind == DW_MPA_CHECK_EV_START || kind == DW_MPA_CHECK_EV_RESYNC ||
+                 kind == DW_MPA_CHECK_EV_SYNC_LOST))
+        pkt = pkt_at(c, off); /* the packet that carried that octet */
     seq = dw_cc_seq(&c->in, off, seq); /* a stream offset has one */
     dw_mpa_check_event ev = {kind, code, off, seq, pkt, len, c->detail, frame};
     c->in.in_cb++;

@@ -2,6 +2,7 @@
 /* Shared helpers of the ddpwire command-line tool. */
 #include "cli.h"
 
+#include <ddpwire/common.h>
 #include <ddpwire/mpa_sock.h>
 
 #include <errno.h>
@@ -9,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The subcommand being parsed, for messages ("ddpwire dump"). */
+static const char *cli_prog = "ddpwire";
 
 int cli_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
@@ -31,7 +35,7 @@ int cli_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t
     *out = v;
     return 0;
 bad:
-    fprintf(stderr, "ddpwire: %s needs a number from %llu to %llu, not '%s'\n",
+    fprintf(stderr, "%s: %s needs a number from %llu to %llu, not '%s'\n", cli_prog,
             opt, (unsigned long long)min, (unsigned long long)max, s ? s : "");
     return -1;
 }
@@ -77,31 +81,65 @@ static int take_value(const cli_opt *o, const char *prog, const char *a, const c
     return 1;
 }
 
+/* The option of the table named a (up to an '=' when eq), or NULL. */
+static const cli_opt *find(const cli_opt *t, size_t n, const char *a, const char *eq)
+{
+    size_t len = eq ? (size_t)(eq - a) : strlen(a);
+    for (size_t k = 0; k < n; k++)
+        if (t[k].name && strlen(t[k].name) == len && !strncmp(t[k].name, a, len))
+            return &t[k];
+    return NULL;
+}
+
+/* "-vvv": a counted short option repeated. */
+static int count_cluster(const cli_opt *t, size_t n, const char *a)
+{
+    char one[3] = {'-', a[1], 0};
+    const cli_opt *o = find(t, n, one, NULL);
+    if (!o || o->kind != CLI_K_COUNT || a[1] == '-')
+        return 0;
+    for (const char *p = a + 1; *p; p++)
+        if (*p != a[1])
+            return 0;
+    *(int *)o->out += (int)strlen(a + 1);
+    return 1;
+}
+
 int cli_take(const cli_opt *t, size_t n, const char *prog, int argc, char **argv, int *i)
 {
     const char *a = argv[*i];
-    if (a[0] != '-')
+    if (a[0] != '-' || !a[1])
         return take_arg(t, n, a);
-    size_t k = 0;
-    while (k < n && !(t[k].name && !strcmp(t[k].name, a)))
-        k++;
-    if (k == n)
-        return 0;
-    switch (t[k].kind) {
+    const char *eq = a[1] == '-' ? strchr(a, '=') : NULL; /* --opt=value */
+    const cli_opt *o = find(t, n, a, eq);
+    if (!o)
+        return count_cluster(t, n, a);
+    int takes = o->kind != CLI_K_FLAG && o->kind != CLI_K_SET && o->kind != CLI_K_COUNT &&
+                o->kind != CLI_K_HELP;
+    if (eq && !takes) {
+        fprintf(stderr, "%s: %s takes no value\n", prog, o->name);
+        return -1;
+    }
+    switch (o->kind) {
     case CLI_K_FLAG:
-        *(int *)t[k].out = 1;
+        *(int *)o->out = 1;
+        return 1;
+    case CLI_K_COUNT:
+        (*(int *)o->out)++;
         return 1;
     case CLI_K_SET:
-        *(int *)t[k].out = (int)t[k].min;
+        *(int *)o->out = (int)o->min;
         return 1;
     case CLI_K_HELP:
         return 0; /* cli_parse's */
     default:
         break;
     }
+    if (eq)
+        return take_value(o, prog, o->name, eq + 1);
     const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
     (*i)++;
-    return take_value(&t[k], prog, a, v);
+    return take_value(o, prog, a, v);
 }
 
 static int is_help(const cli_opt *t, size_t n, const char *a)
@@ -109,25 +147,43 @@ static int is_help(const cli_opt *t, size_t n, const char *a)
     for (size_t k = 0; k < n; k++)
         if (t[k].kind == CLI_K_HELP && !strcmp(t[k].name, a))
             return 1;
-    return !strcmp(a, "--help");
+    return !strcmp(a, "--help") || (!strcmp(a, "-h") && !find(t, n, "-h", NULL));
+}
+
+int cli_version(const char *prog)
+{
+    printf("%s %s\n", prog, dw_version());
+    return 0;
 }
 
 int cli_parse(int argc, char **argv, const char *prog, void (*help)(void), const cli_opt *t,
               size_t n, cli_more_fn *more, void *ctx)
 {
+    int opts = 1; /* until "--" */
+    cli_prog = prog;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (is_help(t, n, a)) {
+        if (opts && is_help(t, n, a)) {
             help();
             return 0;
         }
-        int r = cli_take(t, n, prog, argc, argv, &i);
-        if (!r && more)
+        if (opts && !strcmp(a, "--version"))
+            return cli_version(prog);
+        if (opts && !strcmp(a, "--")) {
+            opts = 0;
+            continue;
+        }
+        int r = opts || a[0] != '-' ? cli_take(t, n, prog, argc, argv, &i) : take_arg(t, n, a);
+        if (!r && more && opts)
             r = more(ctx, argc, argv, &i);
         if (r < 0)
             return 2;
         if (!r) {
-            fprintf(stderr, "%s: unknown option '%s'\n", prog, a);
+            if (a[0] == '-' && a[1] && opts)
+                fprintf(stderr, "%s: unknown option '%s' (%s --help lists them)\n", prog, a,
+                        prog);
+            else
+                fprintf(stderr, "%s: unexpected argument '%s'\n", prog, a);
             return 2;
         }
     }
@@ -165,7 +221,7 @@ static int one_of(const char *name, const char *v, const char *a, const char *b)
         return 0;
     if (v && !strcmp(v, b))
         return 1;
-    fprintf(stderr, "ddpwire: %s takes %s or %s\n", name, a, b);
+    fprintf(stderr, "%s: %s takes %s or %s\n", cli_prog, name, a, b);
     return -1;
 }
 
@@ -186,7 +242,7 @@ int cli_mpa_option(void *mpa_opts, int argc, char **argv, int *i)
         CLI_U32("--emss", &o->emss, 1, 65535),
         CLI_FN("--ptr-base", &o->ptr_base, ptr_base),
     };
-    return cli_take(t, CLI_N(t), "ddpwire", argc, argv, i);
+    return cli_take(t, CLI_N(t), cli_prog, argc, argv, i);
 }
 
 int cli_writev_all(int fd, struct iovec *iov, int cnt)
@@ -260,7 +316,7 @@ int cli_sock_option(void *sock_opts, int argc, char **argv, int *i)
         o->seg_mode = DW_MPA_SEG_PACKED;
         return 1;
     }
-    return cli_take(t, CLI_N(t), "ddpwire", argc, argv, i);
+    return cli_take(t, CLI_N(t), cli_prog, argc, argv, i);
 }
 
 int cli_hostport(const char *s, char *host, size_t hcap, char *port, size_t pcap)

@@ -31,6 +31,7 @@ int cli_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t
  * table (with the CLI_* makers below) and hands it to cli_parse(). */
 typedef enum cli_kind {
     CLI_K_FLAG, /* int *out = 1 */
+    CLI_K_COUNT, /* int *out += 1 each time ("-v -v", "-vv") */
     CLI_K_SET,  /* int *out = min: a constant */
     CLI_K_U64,  /* uint64_t *out = the next argument, a number in [min, max] */
     CLI_K_U32,  /* uint32_t *out, likewise */
@@ -55,6 +56,7 @@ typedef struct cli_opt {
 #define CLI_OPT(name, kind, out, min, max, need, fn)                                              \
     {(name), (kind), (out), (min), (max), (need), (fn)}
 #define CLI_FLAG(name, p) CLI_OPT(name, CLI_K_FLAG, CLI_PTR_(int, p), 0, 0, NULL, NULL)
+#define CLI_COUNT(name, p) CLI_OPT(name, CLI_K_COUNT, CLI_PTR_(int, p), 0, 0, NULL, NULL)
 #define CLI_SET(name, p, v) CLI_OPT(name, CLI_K_SET, CLI_PTR_(int, p), (v), 0, NULL, NULL)
 #define CLI_U64(name, p, lo, hi) CLI_OPT(name, CLI_K_U64, CLI_PTR_(uint64_t, p), lo, hi, NULL, NULL)
 #define CLI_U32(name, p, lo, hi) CLI_OPT(name, CLI_K_U32, CLI_PTR_(uint32_t, p), lo, hi, NULL, NULL)
@@ -75,10 +77,16 @@ int cli_take(const cli_opt *t, size_t n, const char *prog, int argc, char **argv
 
 #define CLI_GO (-1)
 
-/* Parses argv[1..argc): --help (and CLI_K_HELP names) calls help; each
- * argument goes to the table, then to more (may be NULL); anything left is
- * "PROG: unknown option 'X'". Returns CLI_GO to run the command, else its
- * exit status: 0 after help, 2 on a usage error. */
+/* Prints "PROG VERSION"; returns 0. */
+int cli_version(const char *prog);
+
+/* Parses argv[1..argc) as getopt_long would: "--opt value" and
+ * "--opt=value", "--" ends the options, counted flags repeat ("-vv").
+ * --help, -h (unless the table uses it) and CLI_K_HELP names call help;
+ * --version prints "PROG VERSION". Each argument goes to the table, then to
+ * more (may be NULL); anything left is "PROG: unknown option 'X'" or
+ * "PROG: unexpected argument 'X'". Returns CLI_GO to run the command, else
+ * its exit status: 0 after help or version, 2 on a usage error. */
 int cli_parse(int argc, char **argv, const char *prog, void (*help)(void), const cli_opt *t,
               size_t n, cli_more_fn *more, void *ctx);
 

@@ -30,10 +30,13 @@ static const struct {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: ddpwire COMMAND [OPTIONS]   (ddpwire COMMAND --help)\n\n");
+    fprintf(f, "usage: ddpwire COMMAND [OPTIONS]   (ddpwire help COMMAND, ddpwire COMMAND --help)\n"
+               "       ddpwire --version | --help\n\n");
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].help);
-    fprintf(f, "\nRecords are a 2-octet big-endian length followed by that many octets.\n"
+    fprintf(f, "  %-9s %s\n", "help", "help COMMAND: the command's options (as COMMAND --help)");
+    fprintf(f, "\nEvery command takes --help and --version. Records are a 2-octet\n"
+               "big-endian length followed by that many octets.\n"
                "DDPWIRE_CRC32C=portable|sse42|pclmul|avx512 forces a CRC32c path.\n");
 }
 
@@ -66,6 +69,18 @@ int main(int argc, char **argv)
     }
     if (apply_crc_env())
         return 2;
+    if (!strcmp(argv[1], "help")) {
+        if (argc < 3) {
+            usage(stdout);
+            return 0;
+        }
+        char *h[] = {argv[2], "--help", NULL};
+        for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+            if (!strcmp(argv[2], cmds[i].name))
+                return cmds[i].run(2, h);
+        fprintf(stderr, "ddpwire help: unknown command '%s'\n", argv[2]);
+        return 2;
+    }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (!strcmp(argv[1], cmds[i].name))
             return cmds[i].run(argc - 1, argv + 1);
