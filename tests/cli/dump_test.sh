@@ -7,7 +7,7 @@
 # events; IFT frames, TCP RDMA options, IPoIB ARP) -- computed by the
 # generator from what it built, never by running dump.
 #   - the generator reproduces the committed files byte for byte;
-#   - usage: --help exits 0, bad options exit 2, unreadable files exit 1;
+#   - usage: --help exits 0, bad options and unreadable files exit 2;
 #   - every capture with every option set of expected.json, --json,
 #     compared by dump_check.py check; stdin ('-') reads the same;
 #   - the human output (-v and the default summary) a little.
@@ -46,14 +46,43 @@ for a in "--no-such-option $DATA/01_clean.pcap" "" "--framing nope $DATA/01_clea
 done
 "$D" dump "$T/no-such-file.pcap" > /dev/null 2> "$T/err"
 rc=$?
-check "[ $rc = 1 ] && [ -s '$T/err' ]" "dump of a missing file: exit $rc, expected 1 and a message"
+check "[ $rc = 2 ] && grep -q 'no-such-file' '$T/err'" "dump of a missing file: exit $rc, expected 2 and a message naming it"
 "$D" dump "$EXP" > /dev/null 2> "$T/err"
 rc=$?
-check "[ $rc = 1 ] && [ -s '$T/err' ]" "dump of a file that is no capture: exit $rc, expected 1 and a message"
+check "[ $rc = 2 ] && [ -s '$T/err' ]" "dump of a file that is no capture: exit $rc, expected 2 and a message"
 head -c 1000 "$DATA/01_clean.pcap" > "$T/short.pcap"
-"$D" dump --json "$T/short.pcap" > /dev/null 2>&1
+"$D" dump --json "$T/short.pcap" > "$T/short.jsonl" 2>&1
 rc=$?
-check "[ $rc = 1 ] || [ $rc = 3 ]" "dump of a pcap cut inside a record: exit $rc, expected 3 (or 1)"
+check "[ $rc = 3 ] && tail -1 '$T/short.jsonl' | grep -q '\"reason\":\".*truncated'" \
+  "dump of a pcap cut inside a record: exit $rc, expected 3 with the reason: $(tail -1 "$T/short.jsonl")"
+
+# getopt habits: --opt=value, --, -V, -r, several files as one capture,
+# -w / --only-errors never overwriting an input, -q, nothing checked
+"$D" dump --json --no-progress --framing=mpa "$DATA/01_clean.pcap" > "$T/eq.jsonl" 2>&1
+check "[ $? = 0 ] && grep -q '\"type\":\"fpdu\"' '$T/eq.jsonl'" "--framing=mpa: not taken"
+"$D" dump --no-progress -- "$DATA/01_clean.pcap" > /dev/null 2>&1
+check "[ $? = 0 ]" "dump -- FILE: not exit 0"
+"$D" dump --no-progress -r "$DATA/01_clean.pcap" -r "$DATA/06_badcrc.pcap" > "$T/two.txt" 2>&1
+rc=$?
+check "[ $rc = 1 ] && grep -q '34 packets' '$T/two.txt'" "-r A -r B: exit $rc, $(tail -1 "$T/two.txt")"
+"$D" dump --no-progress "$DATA/01_clean.pcap" "$DATA/06_badcrc.pcap" 'tcp port 5000' > "$T/two.txt" 2>&1
+check "[ $? = 1 ] && grep -q '34 packets' '$T/two.txt'" "dump A B BPF: $(tail -1 "$T/two.txt")"
+cp "$DATA/06_badcrc.pcap" "$T/in.pcap"
+"$D" dump --no-progress -w "$T/in.pcap" "$T/in.pcap" > /dev/null 2> "$T/err"
+check "[ $? = 2 ] && cmp -s '$T/in.pcap' '$DATA/06_badcrc.pcap'" "-w onto an input: not refused, or the input changed"
+"$D" dump --no-progress -q -w "$T/errs.pcap" --only-errors "$DATA/06_badcrc.pcap" > "$T/q.txt" 2>&1
+check "[ $? = 1 ] && [ \"\$(wc -l < '$T/q.txt')\" = 1 ]" "-q: more than the summary: $(head -3 "$T/q.txt")"
+n=$("$D" dump --json --no-progress "$T/errs.pcap" | grep -c '"type"')
+check "[ -s '$T/errs.pcap' ] && [ $n -ge 1 ]" "--only-errors wrote no packet"
+"$D" dump --json --no-progress -V -c 3 "$DATA/01_clean.pcap" > "$T/c.jsonl" 2>&1
+rc=$?
+check "[ $rc = 0 ] && tail -1 '$T/c.jsonl' | grep -q '\"packets\":3,'" "-V -c 3: exit $rc, $(tail -1 "$T/c.jsonl")"
+for v in "-v -v" "-vv"; do
+  "$D" dump --no-progress $v "$DATA/01_clean.pcap" > /dev/null 2>&1
+  check "[ $? = 0 ]" "dump $v: not accepted"
+done
+"$D" dump --no-progress "$DATA/01_clean.pcap" extra words 2> "$T/err" > /dev/null
+check "[ $? = 2 ] && grep -q \"filter 'extra words'\" '$T/err'" "trailing words are a filter: $(cat "$T/err")"
 
 # every capture, every option set in expected.json
 python3 -c 'import json, sys
@@ -83,8 +112,8 @@ check "[ $? = 0 ]" "pcapng on stdin: $(grep FAIL "$T/check" | head -3)"
 
 # --port: only connections with that port
 "$D" dump --json --no-progress --port 9 "$DATA/01_clean.pcap" > "$T/port.jsonl" 2>&1
-check "[ $? = 0 ] && ! grep -q '\"type\": *\"fpdu\"' '$T/port.jsonl' && tail -1 '$T/port.jsonl' | grep -q '\"flows\": *0'" \
-  "--port 9: connections to port 5000 reported: $(tail -1 "$T/port.jsonl")"
+check "[ $? = 4 ] && ! grep -q '\"type\": *\"fpdu\"' '$T/port.jsonl' && tail -1 '$T/port.jsonl' | grep -q '\"flows\": *0.*nothing checked'" \
+  "--port 9: connections to port 5000 reported, or not 'nothing checked' (4): $(tail -1 "$T/port.jsonl")"
 "$D" dump --json --no-progress --port 5000 "$DATA/06_badcrc.pcap" > "$T/port.jsonl" 2>&1
 check "[ $? = 1 ]" "--port 5000 on 06_badcrc.pcap: not exit 1"
 # -c COUNT: 5 packets (handshake and the two start-up frames)

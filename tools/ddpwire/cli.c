@@ -174,7 +174,7 @@ int cli_parse(int argc, char **argv, const char *prog, void (*help)(void), const
             continue;
         }
         int r = opts || a[0] != '-' ? cli_take(t, n, prog, argc, argv, &i) : take_arg(t, n, a);
-        if (!r && more && opts)
+        if (!r && more && (opts || a[0] != '-'))
             r = more(ctx, argc, argv, &i);
         if (r < 0)
             return 2;

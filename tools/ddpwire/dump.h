@@ -11,16 +11,32 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#define DUMP_FILES_MAX 64
+
 typedef struct dump_opts {
-    int verbose, json, progress;
+    int verbose, json, progress, quiet;
     dw_dissect_settings ds;
-    uint64_t count; /* -c: packets, 0 all */
+    uint64_t count;          /* -c: packets, 0 all */
+    uint64_t max_flows, store;
+    const char *files[DUMP_FILES_MAX];
+    size_t nfiles;
+    const char *iface;       /* -i: live */
+    char filter[1024];       /* -f or trailing words: BPF */
+    const char *write;       /* -w: packets out */
+    int only_errors;         /* --only-errors: -w keeps the packets errors name */
 } dump_opts;
+
+struct dump_writer;
 
 typedef struct dump {
     dump_opts o;
     FILE *out;
     dw_dissect *ds;
+    struct dump_writer *w;   /* -w, or NULL */
+    uint64_t ipoib;          /* IPoIB frames decoded */
+    uint64_t read;           /* packets read */
+    const char *incomplete;  /* why the capture itself is incomplete, or NULL */
+    char why[256];
 } dump;
 
 /* dump_out.c: the dissector with the printer's callbacks */
@@ -31,6 +47,16 @@ void out_json_str(FILE *f, const char *s);
  * line is shown in text mode (the first 20 per direction without -v). */
 FILE *dump_text_line(dump *P, const dw_dissect_dir *d);
 int dump_text_error(dump *P, const dw_dissect_dir *d);
+
+/* An error names packet pkt (-w --only-errors keeps it). */
+void dump_mark(dump *P, uint64_t pkt);
+
+/* dump_read.c: reads every source (files in turn, or -i), writes -w;
+ * returns 0, or 2 when a source cannot be opened or is not a capture
+ * (said on stderr). Sets P->incomplete when a file is cut inside a packet. */
+int dump_read(dump *P);
+/* Writes what -w still holds and closes it (after the dissector finished). */
+void dump_write_close(dump *P);
 
 /* dump_report.c */
 void out_ipoib(dump *P, const dw_dissect_ipoib *ip);

@@ -131,6 +131,8 @@ static void on_fpdu(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_check_f
     dump *P = u;
     FILE *f = P->out;
     char ddp[192];
+    if (P->o.quiet)
+        return;
     ddp_line(ddp, sizeof ddp, msg);
     if (P->o.json) {
         json_head(P, d, "fpdu");
@@ -195,6 +197,8 @@ static void out_startup(dump *P, const dw_dissect_dir *d, const dw_mpa_check_eve
     FILE *f = P->out;
     const char *kind = fr->kind == DW_MPA_STARTUP_REQUEST ? "request" : "reply";
     char pd[256];
+    if (P->o.quiet)
+        return;
     pd_text(pd, sizeof pd, fr, P->o.json);
     if (P->o.json) {
         json_head(P, d, "startup");
@@ -226,6 +230,10 @@ typedef struct ev_line {
 static void out_event(dump *P, const dw_dissect_dir *d, const ev_line *e, int error)
 {
     FILE *f = P->out;
+    if (error && e->pkt && e->pkt != UINT64_MAX)
+        dump_mark(P, e->pkt);
+    if (P->o.quiet)
+        return;
     if (P->o.json) {
         json_head(P, d, "event");
         fprintf(f, ",\"kind\":\"%s\",\"code\":%d,\"offset\":%" PRIu64 ",\"seq\":%u,\"pkt\":%" PRIu64
@@ -299,6 +307,8 @@ static void on_ift_frame(dw_dissect *D, const dw_dissect_dir *d, const dw_ift_ch
     dump *P = u;
     FILE *f = P->out;
     char ddp[192];
+    if (P->o.quiet)
+        return;
     ddp_line(ddp, sizeof ddp, msg);
     int complete = fr->header_crc != DW_IFT_CHECK_CRC_MISSING &&
                    fr->payload_crc != DW_IFT_CHECK_CRC_MISSING;
@@ -341,6 +351,10 @@ static void on_tcpopt(dw_dissect *D, const dw_dissect_dir *d, const dw_dissect_t
     (void)D;
     dump *P = u;
     const dw_tcpopt *t = &o->found.opt;
+    if (!o->valid)
+        dump_mark(P, o->pkt);
+    if (P->o.quiet)
+        return;
     if (P->o.json) {
         json_head(P, d, "tcpopt");
         fprintf(P->out, ",\"pkt\":%" PRIu64 ",\"len\":%u,\"a\":%s,\"u\":%s,\"rid\":\"0x%012" PRIx64
@@ -374,7 +388,12 @@ static void on_rdma_event(dw_dissect *D, const dw_dissect_dir *d, const dw_rdma_
 static void on_ipoib(dw_dissect *D, const dw_dissect_ipoib *ip, void *u)
 {
     (void)D;
-    out_ipoib(u, ip);
+    dump *P = u;
+    P->ipoib++;
+    if (ip->is_arp && !ip->arp_ok)
+        dump_mark(P, ip->pkt);
+    if (!P->o.quiet)
+        out_ipoib(P, ip);
 }
 
 static void on_flow_start(dw_dissect *D, const dw_flow *f, void *u)

@@ -291,6 +291,8 @@ void out_flow(dump *P, const dw_flow *fl)
     const dw_dissect_dir *a = dw_dissect_flow_dir(fl, 0), *b = dw_dissect_flow_dir(fl, 1);
     int ok = !a->protocol_errors && !b->protocol_errors && !a->incomplete && !b->incomplete;
     dw_dissect_framing fr = a->framing != DW_DISSECT_PLAIN ? a->framing : b->framing;
+    if (P->o.quiet && !P->o.json)
+        return;
     if (P->o.json) {
         fprintf(P->out, "{\"type\":\"flow\",\"flow\":%" PRIu64 ",\"client\":\"%s\",\"server\":"
                         "\"%s\",\"framing\":\"%s\",\"ulp\":\"%s\",", fl->id, c, s,
@@ -307,6 +309,22 @@ void out_flow(dump *P, const dw_flow *fl)
     text_dir(P->out, b, s);
 }
 
+static const char *verdict(int status)
+{
+    switch (status) {
+    case 0:
+        return "all correct";
+    case 1:
+        return "ERRORS";
+    case 3:
+        return "capture incomplete";
+    case 4:
+        return "nothing checked";
+    default:
+        return "unreadable input";
+    }
+}
+
 void out_summary(dump *P, int status)
 {
     dw_dissect_stats t;
@@ -314,14 +332,16 @@ void out_summary(dump *P, int status)
     if (P->o.json) {
         fprintf(P->out, "{\"type\":\"summary\",\"packets\":%" PRIu64 ",\"tcp_packets\":%" PRIu64
                         ",\"flows\":%" PRIu64 ",\"protocol_errors\":%" PRIu64
-                        ",\"incomplete\":%" PRIu64 ",\"exit\":%d}\n",
-                t.packets, t.tcp_packets, t.flows_seen, t.protocol_errors, t.incomplete, status);
+                        ",\"incomplete\":%" PRIu64 ",\"exit\":%d,\"verdict\":\"%s\",\"reason\":",
+                t.packets, t.tcp_packets, t.flows_seen, t.protocol_errors, t.incomplete, status,
+                verdict(status));
+        out_json_str(P->out, P->why);
+        fputs("}\n", P->out);
         return;
     }
     fprintf(P->out, "%" PRIu64 " packets (%" PRIu64 " TCP, %" PRIu64 " other, %" PRIu64
                     " unreadable), %" PRIu64 " flows: %" PRIu64 " protocol errors, %" PRIu64
-                    " incomplete -> %s\n",
+                    " incomplete -> %s%s%s\n",
             t.packets, t.tcp_packets, t.not_tcp, t.unreadable, t.flows_seen, t.protocol_errors,
-            t.incomplete,
-            status == 0 ? "all correct" : status == 1 ? "ERRORS" : "capture incomplete");
+            t.incomplete, verdict(status), P->why[0] ? ": " : "", P->why);
 }
