@@ -81,6 +81,22 @@ static int take_value(const cli_opt *o, const char *prog, const char *a, const c
     return 1;
 }
 
+/* "--x", "--x on|off", "--x=on|off". */
+static int take_onoff(const cli_opt *o, const char *prog, int argc, char **argv, int *i,
+                      const char *eq)
+{
+    const char *v = eq ? eq + 1 : *i + 1 < argc ? argv[*i + 1] : NULL;
+    int on = v && !strcmp(v, "on"), off = v && !strcmp(v, "off");
+    if (eq && !on && !off) {
+        fprintf(stderr, "%s: %s takes on or off\n", prog, o->name);
+        return -1;
+    }
+    if (!eq && (on || off))
+        (*i)++;
+    *(int *)o->out = !off;
+    return 1;
+}
+
 /* The option of the table named a (up to an '=' when eq), or NULL. */
 static const cli_opt *find(const cli_opt *t, size_t n, const char *a, const char *eq)
 {
@@ -115,8 +131,8 @@ int cli_take(const cli_opt *t, size_t n, const char *prog, int argc, char **argv
     if (!o)
         return count_cluster(t, n, a);
     int takes = o->kind != CLI_K_FLAG && o->kind != CLI_K_SET && o->kind != CLI_K_COUNT &&
-                o->kind != CLI_K_HELP;
-    if (eq && !takes) {
+                o->kind != CLI_K_HELP && o->kind != CLI_K_ONOFF;
+    if (eq && !takes && o->kind != CLI_K_ONOFF) {
         fprintf(stderr, "%s: %s takes no value\n", prog, o->name);
         return -1;
     }
@@ -132,6 +148,8 @@ int cli_take(const cli_opt *t, size_t n, const char *prog, int argc, char **argv
         return 1;
     case CLI_K_HELP:
         return 0; /* cli_parse's */
+    case CLI_K_ONOFF:
+        return take_onoff(o, prog, argc, argv, i, eq);
     default:
         break;
     }
@@ -195,6 +213,7 @@ void cli_mpa_defaults(cli_mpa_opts *o)
     o->start_seq = 0;
     o->emss = 1460;
     o->markers = 1;
+    o->crc = 1;
     o->ptr_base = DW_MPA_PTR_DRAFT;
 }
 
@@ -204,6 +223,7 @@ void cli_mpa_tx_settings(const cli_mpa_opts *o, dw_mpa_tx_settings *ts)
     ts->start_seq = o->start_seq;
     ts->emss = o->emss;
     ts->markers = o->markers;
+    ts->crc = o->crc;
     ts->ptr_base = o->ptr_base;
 }
 
@@ -212,6 +232,7 @@ void cli_mpa_rx_settings(const cli_mpa_opts *o, dw_mpa_rx_settings *rs)
     dw_mpa_rx_settings_default(rs);
     rs->start_seq = o->start_seq;
     rs->markers = o->markers;
+    rs->crc = o->crc;
 }
 
 /* Which of a and b v is (0, 1), or -1 after "ddpwire: NAME takes A or B". */
@@ -238,6 +259,9 @@ int cli_mpa_option(void *mpa_opts, int argc, char **argv, int *i)
     cli_mpa_opts *o = mpa_opts;
     const cli_opt t[] = {
         CLI_SET("--no-markers", &o->markers, 0),
+        CLI_ONOFF("--markers", &o->markers),
+        CLI_SET("--no-crc", &o->crc, 0),
+        CLI_ONOFF("--crc", &o->crc),
         CLI_U32("--start-seq", &o->start_seq, 0, UINT32_MAX),
         CLI_U32("--emss", &o->emss, 1, 65535),
         CLI_FN("--ptr-base", &o->ptr_base, ptr_base),
@@ -308,6 +332,9 @@ int cli_sock_option(void *sock_opts, int argc, char **argv, int *i)
     dw_sock_opts *o = sock_opts;
     const cli_opt t[] = {
         CLI_SET("--no-markers", &o->markers, 0),
+        CLI_ONOFF("--markers", &o->markers),
+        CLI_SET("--no-crc", &o->crc, 0),
+        CLI_ONOFF("--crc", &o->crc),
         CLI_FN("--startup", &o->startup, startup),
         CLI_FN("--framing", &o->framing, framing),
         CLI_INT("--timeout", &o->timeout_ms, 0, 3600000),

@@ -32,6 +32,7 @@ int cli_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t
 typedef enum cli_kind {
     CLI_K_FLAG, /* int *out = 1 */
     CLI_K_COUNT, /* int *out += 1 each time ("-v -v", "-vv") */
+    CLI_K_ONOFF, /* int *out: "--x" 1, "--x on|off", "--x=on|off" */
     CLI_K_SET,  /* int *out = min: a constant */
     CLI_K_U64,  /* uint64_t *out = the next argument, a number in [min, max] */
     CLI_K_U32,  /* uint32_t *out, likewise */
@@ -57,6 +58,7 @@ typedef struct cli_opt {
     {(name), (kind), (out), (min), (max), (need), (fn)}
 #define CLI_FLAG(name, p) CLI_OPT(name, CLI_K_FLAG, CLI_PTR_(int, p), 0, 0, NULL, NULL)
 #define CLI_COUNT(name, p) CLI_OPT(name, CLI_K_COUNT, CLI_PTR_(int, p), 0, 0, NULL, NULL)
+#define CLI_ONOFF(name, p) CLI_OPT(name, CLI_K_ONOFF, CLI_PTR_(int, p), 0, 0, NULL, NULL)
 #define CLI_SET(name, p, v) CLI_OPT(name, CLI_K_SET, CLI_PTR_(int, p), (v), 0, NULL, NULL)
 #define CLI_U64(name, p, lo, hi) CLI_OPT(name, CLI_K_U64, CLI_PTR_(uint64_t, p), lo, hi, NULL, NULL)
 #define CLI_U32(name, p, lo, hi) CLI_OPT(name, CLI_K_U32, CLI_PTR_(uint32_t, p), lo, hi, NULL, NULL)
@@ -94,7 +96,7 @@ int cli_parse(int argc, char **argv, const char *prog, void (*help)(void), const
 typedef struct cli_mpa_opts {
     uint32_t start_seq;
     uint32_t emss;
-    int markers;
+    int markers, crc;
     dw_mpa_ptr_base ptr_base;
 } cli_mpa_opts;
 
@@ -105,12 +107,14 @@ void cli_mpa_tx_settings(const cli_mpa_opts *o, dw_mpa_tx_settings *ts);
 void cli_mpa_rx_settings(const cli_mpa_opts *o, dw_mpa_rx_settings *rs);
 
 /* A cli_more_fn for the MPA options (mpa_opts: a cli_mpa_opts):
- * --start-seq N, --emss N, --no-markers, --ptr-base draft|rfc5044. */
+ * --start-seq N, --emss N, --markers [on|off] (--no-markers), --crc [on|off]
+ * (--no-crc), --ptr-base draft|rfc5044. */
 int cli_mpa_option(void *mpa_opts, int argc, char **argv, int *i);
 
 /* A cli_more_fn for the socket options shared by demo, listen, send and load
  * (sock_opts: a dw_sock_opts): --framing mpa|ift, --startup
- * immediate|negotiate, --no-markers, --pack, --timeout MS. */
+ * immediate|negotiate, --markers/--crc [on|off] (--no-markers, --no-crc),
+ * --pack, --timeout MS. */
 int cli_sock_option(void *sock_opts, int argc, char **argv, int *i);
 
 /* Splits "HOST:PORT", "[V6]:PORT" or "PORT" (host NULL). 0 or -1. */

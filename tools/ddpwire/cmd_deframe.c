@@ -12,7 +12,7 @@
 
 static void help(void)
 {
-    printf("usage: ddpwire deframe [--start-seq N] [--no-markers] < stream > records\n"
+    printf("usage: ddpwire deframe [--start-seq N] [--no-markers] [--no-crc] < stream > records\n"
            "Checks every FPDU (CRC, markers, lengths) of an MPA stream that starts at\n"
            "MPA position 0 and writes each ULPDU as a record: a 2-octet big-endian\n"
            "length and the octets. On a bad stream it writes the records before the\n"

@@ -29,7 +29,7 @@ int demo_offline(int argc, char **argv);
 static void help(void)
 {
     printf("usage: ddpwire demo [--bytes N] [--record-size N] [--startup immediate|negotiate]\n"
-           "                    [--framing mpa|ift] [--no-markers] [--pack] [--seed N]\n"
+           "                    [--framing mpa|ift] [--no-markers] [--no-crc] [--pack] [--seed N]\n"
            "       ddpwire demo --offline ...   (no sockets; see --offline --help)\n"
            "Starts an MPA (or IFT) listener on loopback and a client, sends N octets (default\n"
            "512M) of records (sizes 1..64768, mostly up to MULPDU, unless\n"

@@ -51,19 +51,6 @@ static void help(void)
         "      IPoIB frame: unsupported link type, a filter that matched nothing)\n");
 }
 
-static int onoff(void *out, const char *opt, const char *v)
-{
-    if (v && !strcmp(v, "on"))
-        *(int *)out = 1;
-    else if (v && !strcmp(v, "off"))
-        *(int *)out = 0;
-    else {
-        fprintf(stderr, "ddpwire dump: %s takes on or off\n", opt);
-        return -1;
-    }
-    return 0;
-}
-
 static int parse_mpa_start(void *out, const char *opt, const char *v)
 {
     dw_dissect_settings *o = out;
@@ -200,8 +187,8 @@ static int parse(dump_opts *o, int argc, char **argv)
         CLI_U64("-c", &o->count, 1, UINT64_MAX),
         CLI_FN("--mpa-start", &o->ds, parse_mpa_start),
         CLI_FN("--framing", &o->ds, parse_framing),
-        CLI_FN("--markers", &o->ds.markers, onoff),
-        CLI_FN("--crc", &o->ds.crc, onoff),
+        CLI_ONOFF("--markers", &o->ds.markers),
+        CLI_ONOFF("--crc", &o->ds.crc),
         CLI_FN("--port", &o->ds, add_port),
         CLI_OPT("--max-flows", CLI_K_U64, &o->max_flows, 1, 1u << 20, NULL, NULL),
         CLI_OPT("--store", CLI_K_U64, &o->store, 0, 1u << 30, NULL, NULL),

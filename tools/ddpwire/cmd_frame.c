@@ -13,12 +13,14 @@
 
 static void help(void)
 {
-    printf("usage: ddpwire frame [--start-seq N] [--emss N] [--no-markers]\n"
+    printf("usage: ddpwire frame [--start-seq N] [--emss N] [--no-markers] [--no-crc]\n"
            "                     [--ptr-base draft|rfc5044] < records > stream\n"
            "Frames each record (2-octet big-endian length, then the octets) as one\n"
            "MPA FPDU, starting at MPA position 0. Records of 0 or more than 64768\n"
            "octets are refused (MPA 5.2). --start-seq only changes reported sequence\n"
-           "numbers; --emss sets the segmentation advice and MULPDU shown with -v.\n");
+           "numbers; --emss sets the segmentation advice and MULPDU shown with -v.\n"
+           "--no-markers, --no-crc (or --markers off, --crc off): FPDUs without\n"
+           "markers or with a zero CRC field (RFC 5044's modes; Linux siw: no markers).\n");
 }
 
 typedef struct out {

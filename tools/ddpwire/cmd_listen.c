@@ -19,7 +19,7 @@
 static void help(void)
 {
     printf("usage: ddpwire listen [ADDR:]PORT [--records] [--keep-open] [--echo]\n"
-           "                      [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers]\n"
+           "                      [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers] [--no-crc]\n"
            "                      [--pack] [--timeout MS]\n"
            "Accepts an MPA connection and writes each verified record's payload to\n"
            "stdout (with --records: a 2-octet big-endian length before each). Exits\n"

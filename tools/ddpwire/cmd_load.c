@@ -27,7 +27,7 @@ static uint8_t pool[POOL + DW_MPA_ULPDU_MAX];
 static void help(void)
 {
     printf("usage: ddpwire load HOST:PORT [--connections N] [--records M] [--record-size S]\n"
-           "                    [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers] [--timeout MS]\n"
+           "                    [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers] [--no-crc] [--timeout MS]\n"
            "Opens N connections (default 1000) to `ddpwire listen PORT --keep-open --echo`,\n"
            "sends M records of S octets on each (default 5 of 100), verifies every echoed\n"
            "record, and reports; the first failed connections' causes go to stderr (the\n"

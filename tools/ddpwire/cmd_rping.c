@@ -367,7 +367,7 @@ static int parse(rp *r, int argc, char **argv)
         CLI_FLAG("-P", &r->persistent),
         CLI_FLAG("-q", &r->quiet),
         CLI_SET("--no-crc", &r->o.crc, 0),
-        CLI_FLAG("--markers", &markers),
+        CLI_ONOFF("--markers", &markers),
         CLI_FLAG("--retry-no-markers", &r->o.retry_no_markers),
         CLI_U64("-C", &r->count, 0, UINT32_MAX),
         CLI_U64("--count", &r->count, 0, UINT32_MAX),

@@ -19,7 +19,7 @@
 static void help(void)
 {
     printf("usage: ddpwire send HOST:PORT [FILE|-] [--record-size N] [--records-out FILE]\n"
-           "                    [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers]\n"
+           "                    [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers] [--no-crc]\n"
            "                    [--pack] [--timeout MS]\n"
            "Connects to an MPA listener and sends the input cut into records of at\n"
            "most MULPDU octets (or N), then closes and waits for the peer to close.\n"

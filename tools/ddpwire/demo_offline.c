@@ -20,7 +20,7 @@
 
 static void help(void)
 {
-    printf("usage: ddpwire demo --offline [--bytes N] [--record-size N] [--no-markers]\n"
+    printf("usage: ddpwire demo --offline [--bytes N] [--record-size N] [--no-markers] [--no-crc]\n"
            "                    [--emss N] [--ptr-base draft|rfc5044] [--seed N]\n"
            "Frames N octets of records (default 256M; sizes vary from 1 octet to\n"
            "64768 unless --record-size fixes them), deframes the stream cut into\n"
