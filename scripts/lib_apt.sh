@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=bash
 # Debian packages and the Debian mirror, for every script that installs or
 # debootstraps; sourced, not run. Reads both apt source formats: deb822
 # (sources.list.d/*.sources) and one-line (sources.list, sources.list.d/*.list).

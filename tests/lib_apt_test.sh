@@ -8,7 +8,7 @@
 # are stand-ins here: nothing is installed.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../scripts/lib_apt.sh
+# shellcheck source=scripts/lib_apt.sh
 . "$HERE/../scripts/lib_apt.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
