@@ -7,14 +7,14 @@
 #                                 CMake, pkg-config, ISA-L, libpcap, python3, iproute2
 #   scripts/deps.sh check         also what the tests use: tshark, tcpdump, ethtool,
 #                                 curl, nc, openssl, xinetd; qemu, debootstrap, cpio,
-#                                 kmod and kernel headers for the siw guest
+#                                 kmod, xz-utils and kernel headers for the siw guest
 #   scripts/deps.sh --list SET    prints the packages of SET
 set -euo pipefail
 # shellcheck source=scripts/lib_apt.sh
 . "$(dirname "$0")/lib_apt.sh"
 BUILD=(build-essential cmake pkg-config libisal-dev libpcap-dev python3 iproute2)
 CHECK=("${BUILD[@]}" tshark tcpdump ethtool curl netcat-openbsd openssl xinetd
-       qemu-system-x86 debootstrap cpio kmod linux-headers-amd64)
+       qemu-system-x86 debootstrap cpio kmod xz-utils linux-headers-amd64)
 list=0
 [ "${1:-}" = --list ] && { list=1; shift; }
 case ${1:-} in

@@ -39,7 +39,7 @@ build() {
   kver=$(apt-cache policy "$kpkg" | awk '/Candidate:/{print $2}')
   [ -n "$kpkg" ] && [ -n "$kver" ] || skip "no Debian kernel package found"
   log "kernel $kv ($kver)"
-  apt_install qemu-system-x86 debootstrap cpio kmod make gcc "linux-headers-$kv" python3 ||
+  apt_install qemu-system-x86 debootstrap cpio kmod xz-utils make gcc "linux-headers-$kv" python3 ||
     skip "cannot install qemu/debootstrap/kernel headers (above: what is missing)"
   rm -rf rootfs initroot kimg siwmod debootstrap.ok
   ( debootstrap --variant=minbase \
