@@ -9,6 +9,12 @@
 #                               logs; removed at the end unless KEEP=1
 #   MIRROR=URI                  debootstrap's mirror (default: this machine's,
 #                               found by scripts/lib_apt.sh)
+#   FRESH_ENV="VAR=VALUE ..."   added to the commands' clean environment (e.g.
+#                               SIW_PORT=29999 where another guest holds 19999)
+#
+# Each command's output is kept in DIR/quickstart-N.log (ctest's own log in
+# DIR/LastTest-N.log). A test that ctest skipped (exit 77) is listed with the
+# reason it printed; one that printed none fails the run.
 #
 # Needs root. The tree is bind-mounted on itself (`ip netns` needs / to be a
 # mount point) and gets /proc, /sys, /dev, /dev/pts, /dev/shm, /run, this
@@ -30,6 +36,10 @@ die() { echo "FRESH DEBIAN FAILED: $*" >&2; exit 1; }
 mounted() { findmnt -rn -o TARGET | awk -v c="$C" '$0 == c || index($0, c "/") == 1 { f = 1 } END { exit !f }'; }
 
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot, mounts)"
+read -ra EXTRA <<< "${FRESH_ENV:-}"
+for v in "${EXTRA[@]}"; do
+  [[ $v =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || die "FRESH_ENV: '$v' is not VAR=VALUE"
+done
 # the quick start: the first sh block after "## Quick start", comments cut
 mapfile -t CMDS < <(awk '/^## Quick start/ { q = 1; next }
   q && /^```sh/ { b = 1; next }  b && /^```/ { exit }
@@ -37,6 +47,25 @@ mapfile -t CMDS < <(awk '/^## Quick start/ { q = 1; next }
 [ "${#CMDS[@]}" = 2 ] || die "the README's quick start has ${#CMDS[@]} commands, not 2: ${CMDS[*]:-}"
 mounted && die "something is still mounted under $C (an earlier run?): see findmnt"
 rm -rf --one-file-system "$C"
+
+# skips LOG: the tests ctest skipped in the command whose output is LOG, each
+# with the lines of its output that say why; 1 when one said nothing
+skips() {
+  local n why rc=0 last=$C$SRC/build/Testing/Temporary/LastTest.log
+  for n in $(awk '/The following tests did not run:/ { f = 1; next }
+      f && /^[ \t]+[0-9]+ - / { print $3; next }  f { exit }' "$1"); do
+    why=$(awk -v n="$n" '$0 ~ "^[0-9]+/[0-9]+ Testing: " n "$" { t = 1; next }
+        t && /^Output:/ { o = 1; next }  o && /^<end of output>/ { exit }
+        o && !/^-+$/' "$last" 2> /dev/null | grep -i 'skip' || true)
+    if [ -n "$why" ]; then
+      log "skipped there: $n: $(echo "$why" | tail -3 | tr '\n' ' ')"
+    else
+      echo "FRESH DEBIAN: test $n was skipped without saying why" >&2
+      rc=1
+    fi
+  done
+  return $rc
+}
 
 cleanup() {
   local rc=$? p
@@ -84,14 +113,17 @@ git -C "$ROOT" archive --format=tar HEAD | tar -x -C "$C$SRC"
 log "source: $(git -C "$ROOT" log -1 --format='%h %s' | cut -c1-70) -> $SRC"
 
 times=("debootstrap ${t_boot} s")
+i=0
 for cmd in "${CMDS[@]}"; do
-  log "\$ $cmd"
-  t=$SECONDS
-  rc=0
+  i=$((i + 1))
+  log "\$ $cmd${FRESH_ENV:+   (with $FRESH_ENV)}"
+  t=$SECONDS rc=0
   chroot "$C" /usr/bin/env -i HOME=/root USER=root LOGNAME=root SHELL=/bin/bash TERM=dumb \
-    LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    /bin/bash -c "cd $SRC && $cmd" < /dev/null || rc=$?
-  [ $rc = 0 ] || die "'$cmd' exited $rc after $((SECONDS - t)) s, in a fresh Debian 12 (minbase)"
+    LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "${EXTRA[@]}" \
+    /bin/bash -c "cd $SRC && $cmd" < /dev/null 2>&1 | tee "$DIR/quickstart-$i.log" || rc=$?
+  [ "$rc" = 0 ] || die "'$cmd' exited $rc after $((SECONDS - t)) s, in a fresh Debian 12 (minbase)"
+  cp "$C$SRC/build/Testing/Temporary/LastTest.log" "$DIR/LastTest-$i.log" 2> /dev/null || true
+  skips "$DIR/quickstart-$i.log" || die "'$cmd': a test skipped without a reason"
   times+=("$cmd $((SECONDS - t)) s")
   log "'$cmd' passed in $((SECONDS - t)) s"
 done
