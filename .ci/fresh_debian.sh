@@ -14,7 +14,8 @@
 #
 # Each command's output is kept in DIR/quickstart-N.log (ctest's own log in
 # DIR/LastTest-N.log). A test that ctest skipped (exit 77) is listed with the
-# reason it printed; one that printed none fails the run.
+# reason it printed; one that printed none fails the run. It also fails when
+# the quick start is not two commands, or does not name a package they install.
 #
 # Needs root. The tree is bind-mounted on itself (`ip netns` needs / to be a
 # mount point) and gets /proc, /sys, /dev, /dev/pts, /dev/shm, /run, this
@@ -45,6 +46,11 @@ mapfile -t CMDS < <(awk '/^## Quick start/ { q = 1; next }
   q && /^```sh/ { b = 1; next }  b && /^```/ { exit }
   b { sub(/[ \t]+#.*/, ""); if ($0 != "") print }' "$ROOT/README.md")
 [ "${#CMDS[@]}" = 2 ] || die "the README's quick start has ${#CMDS[@]} commands, not 2: ${CMDS[*]:-}"
+# and it names every package the two commands install
+qs=$(awk '/^## Quick start/ { q = 1; next }  q && /^## / { exit }  q' "$ROOT/README.md")
+for p in $(bash "$ROOT/scripts/deps.sh" --list check); do
+  grep -q "\`$p\`" <<< "$qs" || die "the README's quick start does not say that it installs $p"
+done
 mounted && die "something is still mounted under $C (an earlier run?): see findmnt"
 rm -rf --one-file-system "$C"
 
