@@ -1,12 +1,11 @@
-# The two quick-start commands: `make demo` (the main job) and `make check`
-# (every test). Both configure and build with CMake as needed; `deps`
-# installs what a fresh Debian 12 machine lacks (needs root or sudo).
+# `make demo` (the main job) and `make check` (every test) configure and
+# build with CMake as needed; `deps` installs the build tools a fresh Debian 12
+# lacks (scripts/deps.sh: root or sudo). Without make: ./quickstart.sh demo|check.
 
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
-DEB_PACKAGES = build-essential cmake pkg-config libisal-dev libpcap-dev python3 iproute2
 
 .PHONY: all demo check check-asan bench deps install clean
 
@@ -15,14 +14,7 @@ all: $(BUILD)/Makefile
 
 # Installs the build tools when one is missing (root, or sudo).
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
-	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-	  $$SUDO apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
-	fi
+	@bash scripts/deps.sh build
 
 $(BUILD)/Makefile: | deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)

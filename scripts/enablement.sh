@@ -64,7 +64,8 @@ now() { date +%s%N; }
 ms() { echo $(( ($2 - $1) / 1000000 )); }
 
 # ---- programs: install what is missing (full form, root), else skip ---------
-APT_DONE=0
+# shellcheck source=scripts/lib_apt.sh
+. "$HERE/lib_apt.sh"
 declare -A HAVE
 have() { [ "${HAVE[$1]:-0}" = 1 ]; }
 need() { # need NAME CMD PKG
@@ -72,16 +73,10 @@ need() { # need NAME CMD PKG
   HAVE[$1]=0
   if [ $QUICK = 1 ]; then say "skipping $1: $2 not installed (--quick installs nothing)"; return; fi
   if [ "$(id -u)" != 0 ]; then say "skipping $1: $2 missing and not root"; return; fi
-  if [ $APT_DONE = 0 ]; then
-    APT_DONE=1
-    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 update -qq >> "$W/apt.log" 2>&1 ||
-      say "apt-get update failed (see below); trying the install anyway"
-  fi
-  if DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq "$3" >> "$W/apt.log" 2>&1 &&
-     command -v "$2" > /dev/null 2>&1; then
+  if apt_install "$3" >&2 && command -v "$2" > /dev/null 2>&1; then
     HAVE[$1]=1
   else
-    say "skipping $1: apt-get install $3 failed: $(tail -1 "$W/apt.log")"
+    say "skipping $1: $3 could not be installed (above) or has no $2"
   fi
 }
 need openssl openssl openssl

@@ -14,6 +14,8 @@
 # host's loopback as 10.0.2.2 (qemu user networking). Exit 77: cannot run here
 # (not root, no packages, the VM does not start).
 set -euo pipefail
+# shellcheck source=scripts/lib_apt.sh
+. "$(dirname "$0")/lib_apt.sh"
 W=${W:-$PWD/build/siw-peer}
 PORT=${PORT:-19999}
 SIZE=${SIZE:-65535}   # the guest rping server's buffer (-S)
@@ -31,16 +33,14 @@ build() {
   cd "$W"
   apt-get update -qq || skip "apt-get update failed"
   local mirror kpkg kv kver
-  mirror=$(sed -n "s/^URIs: *//p" /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $1; exit}')
-  [ -n "$mirror" ] || mirror=$(awk '/^deb /{print $2; exit}' /etc/apt/sources.list 2>/dev/null)
-  [ -n "$mirror" ] || skip "no Debian mirror configured"
+  mirror=$(apt_mirror bookworm) || skip "no Debian mirror for bookworm configured (debootstrap needs one)"
   kpkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
   kv=${kpkg#linux-image-}
   kver=$(apt-cache policy "$kpkg" | awk '/Candidate:/{print $2}')
   [ -n "$kpkg" ] && [ -n "$kver" ] || skip "no Debian kernel package found"
   log "kernel $kv ($kver)"
-  apt-get install -y -qq --no-install-recommends qemu-system-x86 debootstrap cpio kmod \
-    "linux-headers-$kv" python3 >/dev/null || skip "cannot install qemu/debootstrap/headers"
+  apt_install qemu-system-x86 debootstrap cpio kmod xz-utils make gcc "linux-headers-$kv" python3 ||
+    skip "cannot install qemu/debootstrap/kernel headers (above: what is missing)"
   rm -rf rootfs initroot kimg siwmod debootstrap.ok
   ( debootstrap --variant=minbase \
       --include=rdmacm-utils,ibverbs-utils,ibverbs-providers,iproute2,kmod,procps \

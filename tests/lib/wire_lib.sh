@@ -13,8 +13,11 @@ check() { if eval "$1"; then ok; else bad "${2:-$1}"; fi; }
 skip() { echo "skipped: $*"; exit 77; }
 finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; }
 
+# shellcheck source=scripts/lib_apt.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib_apt.sh"
+
 # need CMD:PACKAGE ... — installs missing Debian packages when root (CI
-# installs them up front in .ci/run); without root or apt-get: skip.
+# installs them up front through scripts/deps.sh); without root or apt-get: skip.
 need() {
   local missing="" cp
   for cp in "$@"; do command -v "${cp%%:*}" > /dev/null 2>&1 || missing="$missing ${cp#*:}"; done
@@ -22,14 +25,10 @@ need() {
   if [ "$(id -u)" != 0 ] || ! command -v apt-get > /dev/null 2>&1; then
     skip "needs$missing, which is not installed (root and apt-get are needed to install it)"
   fi
-  echo "installing:$missing"
-  export DEBIAN_FRONTEND=noninteractive # also answers "no" to wireshark's group question
-  apt-get -o DPkg::Lock::Timeout=300 install -y -qq $missing > "$T/apt.log" 2>&1 ||
-    { apt-get -o DPkg::Lock::Timeout=300 update -qq >> "$T/apt.log" 2>&1 &&
-      apt-get -o DPkg::Lock::Timeout=300 install -y -qq $missing >> "$T/apt.log" 2>&1; }
+  # shellcheck disable=SC2086 # one word per package
+  apt_install $missing || true # says what failed; checked below
   for cp in "$@"; do
     if ! command -v "${cp%%:*}" > /dev/null 2>&1; then
-      tail -5 "$T/apt.log" >&2
       echo "FAIL: could not install ${cp#*:} as root"; echo "0 passed, 1 failed"; exit 1
     fi
   done

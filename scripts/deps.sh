@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Installs the Debian packages ddpwire needs, only those missing (apt-get; as
+# root, or through sudo), after saying which.
+#
+#   scripts/deps.sh build         building (and `make demo`): compiler, make,
+#                                 CMake, pkg-config, ISA-L, libpcap, python3, iproute2
+#   scripts/deps.sh check         also what the tests use: tshark, tcpdump, ethtool,
+#                                 curl, nc, openssl, xinetd; qemu, debootstrap, cpio,
+#                                 kmod, xz-utils and kernel headers for the siw guest
+#   scripts/deps.sh --list SET    prints the packages of SET
+set -euo pipefail
+# shellcheck source=scripts/lib_apt.sh
+. "$(dirname "$0")/lib_apt.sh"
+BUILD=(build-essential cmake pkg-config libisal-dev libpcap-dev python3 iproute2)
+CHECK=("${BUILD[@]}" tshark tcpdump ethtool curl netcat-openbsd openssl xinetd
+       qemu-system-x86 debootstrap cpio kmod xz-utils linux-headers-amd64)
+list=0
+[ "${1:-}" = --list ] && { list=1; shift; }
+case ${1:-} in
+  build) set -- "${BUILD[@]}" ;;
+  check) set -- "${CHECK[@]}" ;;
+  *) awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0" >&2; exit 2 ;;
+esac
+[ $list = 1 ] && { echo "$@"; exit 0; }
+apt_install "$@"
