@@ -14,7 +14,7 @@ skip() { echo "skipped: $*"; exit 77; }
 finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; }
 
 # shellcheck source=scripts/lib_apt.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib_apt.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib_apt.sh"
 
 # need CMD:PACKAGE ... — installs missing Debian packages when root (CI
 # installs them up front through scripts/deps.sh); without root or apt-get: skip.

@@ -9,7 +9,7 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/lib_apt.sh
-. "$HERE/../scripts/lib_apt.sh"
+. "$HERE/../../scripts/lib_apt.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 pass=0 fail=0
