@@ -13,27 +13,88 @@
 # 127.0.0.1:PORT is forwarded to the guest's rping server. The guest reaches the
 # host's loopback as 10.0.2.2 (qemu user networking). Exit 77: cannot run here
 # (not root, no packages, the VM does not start).
+#
+# A bigger guest (scripts/siw_storage.sh) asks for more through the environment;
+# unset, the guest is the one above:
+#   SIW_PKGS      more guest packages (comma-separated, for debootstrap --include)
+#   SIW_MODS      more kernel modules (file names without .ko), with their dependencies
+#   SIW_MODDIRS   whole module folders under kernel/ (e.g. crypto: modules the
+#                 kernel asks for by alias at run time)
+#   SIW_CRC_PARAM=1  make siw's mpa_crc_required and mpa_crc_strict (constants,
+#                 false, in 6.1) module parameters, default unchanged (false), so
+#                 /sys/module/siw/parameters/mpa_crc_required turns CRC on
+#   SIW_MEM       guest memory in MiB (default 1536)
+#   SIW_SHARE     a host folder the guest mounts as /share (virtio 9p; needs the
+#                 modules 9p and 9pnet_virtio in SIW_MODS)
+# The cache is rebuilt when these build settings change (build.cfg).
 set -euo pipefail
 W=${W:-$PWD/build/siw-peer}
 PORT=${PORT:-19999}
 SIZE=${SIZE:-65535}   # the guest rping server's buffer (-S)
+SUITE=bookworm        # the guest's Debian release (its kernel is the 6.1 of the host's apt)
+APT_ETC=${APT_ETC:-/etc/apt}
+SIW_PKGS=${SIW_PKGS:-} SIW_MODS=${SIW_MODS:-} SIW_MODDIRS=${SIW_MODDIRS:-}
+SIW_CRC_PARAM=${SIW_CRC_PARAM:-}
 mkdir -p "$W"
 W=$(cd "$W" && pwd)
 log() { echo "[siw-peer +$((SECONDS))s] $*"; }
 skip() { echo "siw-peer: SKIP: $*" >&2; exit 77; }
 
+# The Debian archive the host's apt uses for $SUITE itself (not -security or
+# -updates), from deb822 *.sources stanzas or classic "deb [opts] URI suite ..."
+# lines (sources.list and sources.list.d/*.list); deb.debian.org if neither names it.
+mirror() {
+  local f u
+  for f in "$APT_ETC"/sources.list.d/*.sources "$APT_ETC"/sources.list; do
+    [ -f "$f" ] || continue
+    u=$(awk -v suite="$SUITE" '
+      function flush() {
+        if (types ~ /(^| )deb( |$)/ && (" " suites " ") ~ (" " suite " ") && tolower(enabled) != "no" && uris != "")
+          { split(uris, a, " "); print a[1]; found = 1; exit }
+        types = suites = uris = enabled = ""
+      }
+      /^[ \t]*#/ { next }
+      /^[ \t]*$/ { flush(); next }
+      /^Types:/   { sub(/^Types:[ \t]*/, ""); types = $0 }
+      /^Suites:/  { sub(/^Suites:[ \t]*/, ""); suites = $0 }
+      /^URIs:/    { sub(/^URIs:[ \t]*/, ""); uris = $0 }
+      /^Enabled:/ { sub(/^Enabled:[ \t]*/, ""); enabled = $0 }
+      END { if (!found) flush() }' "$f")
+    [ -n "$u" ] && { echo "${u%/}"; return; }
+  done
+  for f in "$APT_ETC"/sources.list "$APT_ETC"/sources.list.d/*.list; do
+    [ -f "$f" ] || continue
+    u=$(sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$f" |
+        awk -v suite="$SUITE" '$1 == "deb" && $3 == suite { print $2; exit }')
+    [ -n "$u" ] && { echo "${u%/}"; return; }
+  done
+  echo http://deb.debian.org/debian
+}
+
+# What the cache was built with (SIW_* above): a change rebuilds it.
+build_cfg() {
+  echo "pkgs=$SIW_PKGS mods=$SIW_MODS moddirs=$SIW_MODDIRS crcparam=$SIW_CRC_PARAM"
+}
+
+# The cache of a build before build.cfg existed: the plain guest.
+build_cfg_default() {
+  SIW_PKGS='' SIW_MODS='' SIW_MODDIRS='' SIW_CRC_PARAM='' build_cfg
+}
+
 build() {
-  if [ -s "$W/initrd.cpio" ] && [ -f "$W/built.ok" ]; then
+  local cfg; cfg=$(build_cfg)
+  if [ -s "$W/initrd.cpio" ] && [ -f "$W/built.ok" ] &&
+     [ "$(cat "$W/build.cfg" 2>/dev/null || build_cfg_default)" = "$cfg" ]; then
     log "cached: $W/initrd.cpio"; return 0
   fi
   [ "$(id -u)" = 0 ] || skip "building the guest needs root (apt-get, debootstrap)"
   export DEBIAN_FRONTEND=noninteractive
   cd "$W"
+  rm -f built.ok
   apt-get update -qq || skip "apt-get update failed"
   local mirror kpkg kv kver
-  mirror=$(sed -n "s/^URIs: *//p" /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $1; exit}')
-  [ -n "$mirror" ] || mirror=$(awk '/^deb /{print $2; exit}' /etc/apt/sources.list 2>/dev/null)
-  [ -n "$mirror" ] || skip "no Debian mirror configured"
+  mirror=$(mirror)
+  log "guest mirror $mirror"
   kpkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
   kv=${kpkg#linux-image-}
   kver=$(apt-cache policy "$kpkg" | awk '/Candidate:/{print $2}')
@@ -41,30 +102,46 @@ build() {
   log "kernel $kv ($kver)"
   apt-get install -y -qq --no-install-recommends qemu-system-x86 debootstrap cpio kmod \
     "linux-headers-$kv" python3 >/dev/null || skip "cannot install qemu/debootstrap/headers"
-  rm -rf rootfs initroot kimg siwmod debootstrap.ok
-  ( debootstrap --variant=minbase \
-      --include=rdmacm-utils,ibverbs-utils,ibverbs-providers,iproute2,kmod,procps \
-      bookworm rootfs "$mirror" > debootstrap.log 2>&1 && echo ok > debootstrap.ok ) &
+  rm -rf rootfs initroot kimg siwmod ksrc debootstrap.ok
+  local inc=rdmacm-utils,ibverbs-utils,ibverbs-providers,iproute2,kmod,procps
+  [ -z "$SIW_PKGS" ] || inc=$inc,$SIW_PKGS
+  ( debootstrap --variant=minbase --include="$inc" \
+      "$SUITE" rootfs "$mirror" > debootstrap.log 2>&1 && echo ok > debootstrap.ok ) &
   local db=$!
   apt-get download -qq "$kpkg" "linux-source-6.1=$kver" 2>/dev/null || skip "kernel download failed"
   dpkg-deb -x "${kpkg}"_*.deb kimg && depmod -b "$W/kimg" "$kv"
-  mkdir -p siwmod
+  local want=('linux-source-6.1/drivers/infiniband/sw/siw/*')
+  mkdir -p ksrc
   dpkg --fsys-tarfile "linux-source-6.1_${kver}_all.deb" | tar -xO ./usr/src/linux-source-6.1.tar.xz |
-    tar -xJ --strip-components=5 -C siwmod --wildcards 'linux-source-6.1/drivers/infiniband/sw/siw/*'
+    tar -xJ -C ksrc --wildcards "${want[@]}"
+  cp -a ksrc/linux-source-6.1/drivers/infiniband/sw/siw siwmod
+  if [ -n "$SIW_CRC_PARAM" ]; then
+    local x
+    for x in mpa_crc_required mpa_crc_strict; do
+      sed -i "s/^const bool $x;/bool $x;\nmodule_param($x, bool, 0644);/" siwmod/siw_main.c
+      sed -i "s/^extern const bool $x;/extern bool $x;/" siwmod/siw.h
+      grep -q "^module_param($x," siwmod/siw_main.c || skip "siw source: no const bool $x to make a parameter"
+    done
+  fi
   make -s -j2 -C "/usr/src/linux-headers-$kv" M="$W/siwmod" CONFIG_RDMA_SIW=m modules 2>&1 |
     grep -v BTF || true
   [ -f siwmod/siw.ko ] || skip "siw.ko did not build"
-  log "siw.ko built"
+  log "siw.ko built${SIW_CRC_PARAM:+ (mpa_crc_required, mpa_crc_strict: module parameters)}"
   wait $db || true
   [ -f debootstrap.ok ] || { tail -5 debootstrap.log; skip "debootstrap failed"; }
   log "debootstrap done"
   local r=$W/initroot m=$W/kimg/lib/modules/$kv
   cp -a rootfs "$r"
   rm -rf "$r"/usr/share/{doc,man,info,locale,zoneinfo,i18n} "$r"/var/cache/apt/* "$r"/var/lib/apt/lists/*
+  local mod p d
   for mod in ib_uverbs rdma_ucm rdma_cm iw_cm ib_core virtio_net virtio_pci crc32c_generic \
-             crc32c-intel libcrc32c; do
-    p=$(grep -E "/$mod\.ko:" "$m/modules.dep"); echo "${p%%:*} ${p#*:}" | tr ' ' '\n'
+             crc32c-intel libcrc32c $SIW_MODS; do
+    p=$(grep -E "/$mod\.ko:" "$m/modules.dep") || { echo "siw-peer: no module $mod in $kv" >&2; continue; }
+    echo "${p%%:*} ${p#*:}" | tr ' ' '\n'
   done | sort -u | grep . | while read -r f; do install -D -m644 "$m/$f" "$r/lib/modules/$kv/$f"; done
+  for d in $SIW_MODDIRS; do
+    [ -d "$m/kernel/$d" ] && mkdir -p "$r/lib/modules/$kv/kernel/$d" && cp -a "$m/kernel/$d/." "$r/lib/modules/$kv/kernel/$d/"
+  done
   cp "$m"/modules.order "$m"/modules.builtin* "$r/lib/modules/$kv/"
   install -D -m644 siwmod/siw.ko "$r/lib/modules/$kv/extra/siw.ko"
   depmod -b "$r" "$kv"
@@ -77,6 +154,11 @@ mkdir -p /dev/pts /run /tmp; mount -t devpts devpts /dev/pts
 for m in virtio_pci virtio_net siw ib_uverbs rdma_ucm; do modprobe $m || echo "modprobe $m FAILED"; done
 ip link set lo up; ip link set eth0 up; ip addr add 10.0.2.15/24 dev eth0; ip route add default via 10.0.2.2
 rdma link add siw0 type siw netdev eth0
+if grep -q siw_share /proc/cmdline; then
+  mkdir -p /share
+  { modprobe 9pnet_virtio && modprobe 9p &&
+    mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 share /share; } || echo "[init] 9p share FAILED"
+fi
 PORT=$(sed -n 's/.*rping_port=\([0-9]*\).*/\1/p' /proc/cmdline)
 SIZE=$(sed -n 's/.*rping_size=\([0-9]*\).*/\1/p' /proc/cmdline)
 rping -s -P -S "$SIZE" -a 10.0.2.15 -p "$PORT" > /dev/console 2>&1 &
@@ -86,7 +168,8 @@ exec /bin/sh </dev/console >/dev/console 2>&1
 EOT
   chmod +x "$r/init"
   (cd "$r" && find . -print0 | cpio --null -o -H newc --quiet) > initrd.cpio
-  rm -rf "$r" rootfs siwmod ./*.deb   # keep only kimg/ and initrd.cpio
+  rm -rf "$r" rootfs siwmod ksrc ./*.deb   # keep only kimg/ and initrd.cpio
+  build_cfg > build.cfg
   echo "$kv" > built.ok
   log "initramfs $(du -m initrd.cpio | cut -f1) MiB"
 }
@@ -101,9 +184,15 @@ boot() {
   local accel=${SIW_ACCEL:-tcg} cpu=max
   [ "$accel" = kvm ] && cpu=host
   rm -f console.log ser.sock guest.pcap
-  qemu-system-x86_64 -machine q35,accel=$accel -cpu $cpu -smp 2 -m 1536 \
-    -kernel "kimg/boot/vmlinuz-$kv" -initrd initrd.cpio \
-    -append "console=ttyS0 rdinit=/init panic=-1 quiet rping_port=$PORT rping_size=$SIZE" \
+  local share=() append=
+  if [ -n "${SIW_SHARE:-}" ]; then
+    mkdir -p "$SIW_SHARE"
+    share=(-virtfs "local,path=$SIW_SHARE,mount_tag=share,security_model=none,id=share")
+    append=" siw_share=1"
+  fi
+  qemu-system-x86_64 -machine q35,accel=$accel -cpu $cpu -smp 2 -m "${SIW_MEM:-1536}" \
+    -kernel "kimg/boot/vmlinuz-$kv" -initrd initrd.cpio "${share[@]}" \
+    -append "console=ttyS0 rdinit=/init panic=-1 quiet rping_port=$PORT rping_size=$SIZE$append" \
     -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$PORT-10.0.2.15:$PORT" \
     -device virtio-net-pci,netdev=n0 -object filter-dump,id=f0,netdev=n0,file="$W/guest.pcap" \
     -display none -monitor none -no-reboot \
