@@ -56,6 +56,9 @@ export SIW_SMBDIRECT=1 SIW_CRC_PARAM=1
 # STATUS_BAD_NETWORK_NAME. 3.5.2 (bookworm-backports) sends it.
 export SIW_BACKPORTS=ksmbd-tools
 export SIW_MEM=${SIW_MEM:-2048} SIW_SHARE=$W/share
+# siw_peer.sh forwards a host port to the guest's rping server; not used here,
+# but not the interop test's 19999 either, so both can be booted
+export PORT=${PORT:-19997}
 PEER=(bash "$HERE/siw_peer.sh")
 log() { echo "[siw-storage +$((SECONDS))s] $*"; }
 
@@ -107,10 +110,10 @@ run() {
 #    smallest of SIZES), whole: every connection from SYN to FIN;
 #  - ULP_mtuMTU_CRC_head.pcap for the HEADS (default nvmeof, writebw, readbw at MTU
 #    65536, CRC on and off): the first frames of the big session (the largest
-#    of SIZES), up to and with the first frame tshark finds an FPDU with a
-#    ULPDU_Length above 64768 in (siw sizes FPDUs from the MSS, bound to half
-#    the peer's largest window: that frame comes once the window has grown);
-#    the session goes on past the cut.
+#    of SIZES), up to and with the second frame (HEAD_BIG) in which tshark
+#    finds an FPDU with a ULPDU_Length above 64768 (siw sizes FPDUs from the
+#    MSS, bound to half the peer's largest window: such frames come once the
+#    window has grown); the session goes on past the cut.
 collect() {
   local src=$1 dst=$2 small big f b n all h
   command -v editcap > /dev/null && command -v tshark > /dev/null ||
@@ -127,8 +130,8 @@ collect() {
     f=$src/${h}_${big}k.pcap
     [ -f "$f" ] || { echo "collect: no $f" >&2; continue; }
     n=$(tshark -n -r "$f" -o tcp.try_heuristic_first:TRUE -o tcp.reassemble_out_of_order:TRUE \
-          -Y 'iwarp_mpa.ulpdulength > 64768' -T fields -e frame.number 2> /dev/null | head -1)
-    [ -n "$n" ] || { echo "collect: no ULPDU above 64768 in $f" >&2; continue; }
+          -Y 'iwarp_mpa.ulpdulength > 64768' -T fields -e frame.number 2> /dev/null | sed -n "${HEAD_BIG:-2}p")
+    [ -n "$n" ] || { echo "collect: no ${HEAD_BIG:-2} frames with a ULPDU above 64768 in $f" >&2; continue; }
     all=$(capinfos -c -M "$f" | awk -F: '/Number of packets/ {print $2 + 0}')
     editcap -F pcap -r "$f" "$dst/${h}_head.pcap" "1-$n"
     echo "$(stat -c %s "$dst/${h}_head.pcap") ${h}_head.pcap: frames 1-$n of $all of the $big KiB session"
