@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
+# shellcheck shell=dash disable=SC2046  # dash has local; $(ddsz) splits on purpose
 # Runs inside the siw guest (scripts/siw_storage.sh puts it on the guest's /share):
 # storage protocols over Linux soft-iWARP, both ends in the one guest. siw is
 # bound to eth0 (10.0.2.15); a connection to the guest's own address crosses
@@ -111,7 +112,7 @@ checkdata() {  # FILE KIB: the first KIB KiB of FILE equal the pattern's
 ddsz() { if [ "$1" -ge 256 ]; then echo "bs=256k count=$(($1 / 256))"; else echo "bs=${1}k count=1"; fi; }
 
 s_nvmeof() {
-  local kb=$1 dev= i
+  local kb=$1 dev='' i
   t 60 nvme connect -t rdma -a $ADDR -s 4420 -n $NQN -i 1 || { echo "nvme connect failed"; return 1; }
   for i in $(seq 100); do
     dev=$(ls /dev/nvme*n1 2>/dev/null | head -1); [ -n "$dev" ] && break; sleep 0.2
