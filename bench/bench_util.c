@@ -135,6 +135,14 @@ void dw_bench_report(const dw_bench_opts *o, const char *bench,
                      const char *impl, size_t size, double gbps,
                      const char *ratio_key, double ratio)
 {
+    dw_bench_report_n(o, bench, impl, size, gbps, &ratio_key, &ratio,
+                      ratio_key != NULL);
+}
+
+void dw_bench_report_n(const dw_bench_opts *o, const char *bench,
+                       const char *impl, size_t size, double gbps,
+                       const char *const *keys, const double *ratios, int n)
+{
     double hz = dw_bench_cycles_hz();
     double bpc = hz > 0 ? gbps * 1e9 / hz : 0;
     if (o->json) {
@@ -143,13 +151,13 @@ void dw_bench_report(const dw_bench_opts *o, const char *bench,
                bench, impl, size, gbps);
         if (hz > 0)
             printf(", \"bytes_per_cycle\": %.2f", bpc);
-        if (ratio_key)
-            printf(", \"%s\": %.2f", ratio_key, ratio);
+        for (int i = 0; i < n; i++)
+            printf(", \"%s\": %.2f", keys[i], ratios[i]);
         printf("}\n");
     } else {
         printf("%-6s %-14s %8zu %9.2f %7.2f", bench, impl, size, gbps, bpc);
-        if (ratio_key)
-            printf("   %s %.2fx", ratio_key, ratio);
+        for (int i = 0; i < n; i++)
+            printf("   %s %.2fx", keys[i], ratios[i]);
         printf("\n");
     }
     fflush(stdout);
