@@ -340,6 +340,8 @@ static T_CLMUL uint32_t clmul_crc(uint32_t crc, const void *buf, size_t len)
 {
     if (len < CLMUL_MIN)
         return ~crc_tail(~crc, NULL, buf, len, 0);
+    if (len >= DW_CRC32C_FUSE_CLMUL_MIN)
+        return ~dw_crc32c_fuse_clmul(~crc, buf, len);
     return ~clmul_long(~crc, buf, len);
 }
 
@@ -462,6 +464,8 @@ static T_AVX512 uint32_t avx512_crc(uint32_t crc, const void *buf, size_t len)
 {
     if (len < AVX_MIN)
         return ~crc_tail(~crc, NULL, buf, len, 0);
+    if (len >= DW_CRC32C_FUSE_MIN)
+        return ~dw_crc32c_fuse_avx512(~crc, buf, len);
     return ~avx512_long(~crc, buf, len);
 }
 
