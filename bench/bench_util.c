@@ -127,7 +127,7 @@ void dw_bench_header(const dw_bench_opts *o, const char *title)
                hz * 1e-9);
     printf("GB/s = 1e9 octets per second of the thread's CPU time, median of %d runs of ~%d ms each\n",
            o->quick ? 5 : 15, o->quick ? 2 : 10);
-    printf("%-6s %-14s %8s %9s %7s\n", "bench", "impl", "size", "GB/s",
+    printf("%-6s %-18s %8s %9s %7s\n", "bench", "impl", "size", "GB/s",
            "B/cyc");
 }
 
@@ -155,9 +155,10 @@ void dw_bench_report_n(const dw_bench_opts *o, const char *bench,
             printf(", \"%s\": %.2f", keys[i], ratios[i]);
         printf("}\n");
     } else {
-        printf("%-6s %-14s %8zu %9.2f %7.2f", bench, impl, size, gbps, bpc);
-        for (int i = 0; i < n; i++)
-            printf("   %s %.2fx", keys[i], ratios[i]);
+        printf("%-6s %-18s %8zu %9.2f %7.2f", bench, impl, size, gbps, bpc);
+        for (int i = 0; i < n; i++) /* ns_*: a time, not a ratio */
+            printf(strncmp(keys[i], "ns_", 3) ? "   %s %.2fx" : "   %s %.1f",
+                   keys[i], ratios[i]);
         printf("\n");
     }
     fflush(stdout);
