@@ -309,3 +309,20 @@ T_AVX512 void dw_mpa_fz_rx(dw_mpa_fz *s, const dw_mpa_img *im,
         chains_finish(s, h, pw);
     advance(s, f.mo, jv, chains);
 }
+
+/* Periods from a marker on, as they arrive (mpa_rx.c): reg is the raw CRC
+ * register before the marker; returns it after the j periods, whose
+ * ULPDU octets went to dst. The accumulators start empty (folding zero
+ * keeps zero), the register enters as the first dword. */
+T_AVX512 uint32_t dw_mpa_fz_rx_run(const uint8_t *in, uint8_t *dst, size_t j,
+                                   uint32_t reg)
+{
+    dw_mpa_fz s;
+    for (int i = 0; i < 4; i++)
+        s.x[i] = _mm512_setzero_si512();
+    s.r = 0, s.m = 0, s.u = (uintptr_t)dst, s.pending = reg;
+    dw_mpa_fz_rx(&s, NULL, in, j, 0);
+    __m512i a = foldz(s.x[0], kz(K1024), s.x[2]);
+    __m512i b = foldz(s.x[1], kz(K1024), s.x[3]);
+    return lane_crc(zmm_to_xmm(foldz(a, kz(K512), b)));
+}

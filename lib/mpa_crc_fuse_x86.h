@@ -37,4 +37,12 @@ void dw_mpa_fz_tx(dw_mpa_fz *s, const dw_mpa_img *im, size_t jv, int chains);
 void dw_mpa_fz_rx(dw_mpa_fz *s, const dw_mpa_img *im, const uint8_t *wire,
                   size_t jv, int chains);
 
+/*
+ * RX of an FPDU that spans reads: j whole periods at in, starting at a
+ * marker, all inside the ULPDU's octets. reg: the raw CRC register before
+ * them; returns it after them. Their ULPDU octets go to dst.
+ */
+uint32_t dw_mpa_fz_rx_run(const uint8_t *in, uint8_t *dst, size_t j,
+                          uint32_t reg);
+
 #endif

@@ -280,7 +280,8 @@ static void frame_fast(const dw_mpa_tx *tx, sink *k, const pdu *u, walk *w,
     uint8_t *crc;
     if (k->iov) {
         crc = iov_fast(k, &im);
-        dw_crc32c_store(crc, ops->tx(&im, NULL));
+        dw_crc32c_store(crc, len < DW_MPA_CRC_SMALL_MAX ? dw_mpa_crc_small(&im)
+                                                        : ops->tx(&im, NULL));
     } else {
         crc = k->out + im.crc_off;
         dw_crc32c_store(crc, ops->tx(&im, k->out));
