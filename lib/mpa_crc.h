@@ -75,8 +75,11 @@ typedef struct dw_mpa_crc_ops {
  * alone (lib/mpa_crc_small_x86.c): faster than the kernels' folds for
  * short images (below DW_MPA_CRC_SMALL_MAX ULPDU octets). Only where
  * dw_mpa_crc_fast() gives kernels. */
-#define DW_MPA_CRC_SMALL_MAX 256u
+#define DW_MPA_CRC_SMALL_MAX 128u
 uint32_t dw_mpa_crc_small(const dw_mpa_img *im);
+/* The same for an image without markers, any length: the ULPDU through
+ * dw_crc32c() (lib/mpa_crc_small_x86.c). */
+uint32_t dw_mpa_crc_plain(const dw_mpa_img *im);
 
 /* The kernels for the CRC32c implementation in use now, or NULL when it
  * has none (callers then chain dw_crc32c()). */

@@ -8,6 +8,7 @@
  * with a marker every 512 octets (MPA 7.1), PAD, and a marker right after
  * the PAD if one falls there (MPA 7.2).
  */
+#include <ddpwire/crc32c.h>
 #include <immintrin.h>
 #include <string.h>
 
@@ -73,4 +74,21 @@ T_SSE42 uint32_t dw_mpa_crc_small(const dw_mpa_img *im)
     if (m == r + pad) /* MPA 7.2: covered */
         c = _mm_crc32_u32((uint32_t)c, dw_mpa_img_marker(im, m));
     return ~(uint32_t)c;
+}
+
+/* Without markers the image is the length, the ULPDU and PAD: the ULPDU
+ * through dw_crc32c() (its long-buffer paths), the rest around it. */
+T_SSE42 uint32_t dw_mpa_crc_plain(const dw_mpa_img *im)
+{
+    uint32_t len = im->len;
+    if (len < DW_MPA_CRC_SMALL_MAX)
+        return dw_mpa_crc_small(im);
+    uint32_t c = ~(uint32_t)_mm_crc32_u16(0xffffffffu,
+                                         (uint16_t)(len >> 8 | (len & 0xffu) << 8));
+    if (im->hlen)
+        c = dw_crc32c(c, im->hdr, im->hlen);
+    c = ~dw_crc32c(c, im->ulpdu + im->hlen, len - im->hlen);
+    for (size_t i = dw_mpa_pad_len(len); i; i--) /* MPA 6: zero PAD */
+        c = _mm_crc32_u8(c, 0);
+    return ~c;
 }

@@ -280,8 +280,10 @@ static void frame_fast(const dw_mpa_tx *tx, sink *k, const pdu *u, walk *w,
     uint8_t *crc;
     if (k->iov) {
         crc = iov_fast(k, &im);
-        dw_crc32c_store(crc, len < DW_MPA_CRC_SMALL_MAX ? dw_mpa_crc_small(&im)
-                                                        : ops->tx(&im, NULL));
+        uint32_t v = !tx->set.markers            ? dw_mpa_crc_plain(&im)
+                     : len < DW_MPA_CRC_SMALL_MAX ? dw_mpa_crc_small(&im)
+                                                  : ops->tx(&im, NULL);
+        dw_crc32c_store(crc, v);
     } else {
         crc = k->out + im.crc_off;
         dw_crc32c_store(crc, ops->tx(&im, k->out));
@@ -291,8 +293,9 @@ static void frame_fast(const dw_mpa_tx *tx, sink *k, const pdu *u, walk *w,
                 (unsigned)(im.crc_off + 4 - dw_mpa_content_len(len)) / 4};
 }
 
-/* Without markers a long ULPDU is one piece: dw_crc32c() (which mixes in
- * crc32 streams) is faster there than the kernel's pure folding. */
+/* Without markers a long ULPDU copied into a buffer is one piece:
+ * dw_crc32c_copy() is faster there than the kernel's pure folding (into
+ * iovecs the kernel path takes dw_crc32c() for it). */
 #define NOMARK_WALK_MIN 4096u
 
 /* The one-pass kernel when there is one, a CRC to send and any header
@@ -301,7 +304,7 @@ static void frame(const dw_mpa_tx *tx, sink *k, const pdu *u, walk *w)
 {
     size_t len = u->hlen + u->plen;
     int use = u->hlen <= HDR_COPY_MAX && tx->set.crc &&
-              (tx->set.markers || len < NOMARK_WALK_MIN);
+              (tx->set.markers || k->iov || len < NOMARK_WALK_MIN);
     const dw_mpa_crc_ops *ops = use ? dw_mpa_crc_fast() : NULL;
     if (ops)
         frame_fast(tx, k, u, w, ops);
