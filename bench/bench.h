@@ -57,6 +57,17 @@ double dw_bench_cycles_hz(void);
 double dw_bench_gbps(void (*fn)(void *ctx, size_t size), void *ctx,
                      size_t size, const dw_bench_opts *o);
 
+/*
+ * Speed of fa over fb (> 1: fa faster) on the same size, measured in
+ * alternation: rounds of ~2 ms of each (~1 ms quick), in turn which goes
+ * first, the median of the rounds' ratios (31, 9 quick). Load on the
+ * machine that comes and goes then hits both alike, unlike two medians
+ * taken one after the other.
+ */
+double dw_bench_ratio(void (*fa)(void *, size_t), void *ca,
+                      void (*fb)(void *, size_t), void *cb, size_t size,
+                      const dw_bench_opts *o);
+
 /* 64-octet aligned, filled with pseudo-random octets; exits on failure. */
 void *dw_bench_alloc(size_t size);
 void dw_bench_free(void *p);

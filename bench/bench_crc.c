@@ -114,8 +114,8 @@ static void run_anchor(void *v, size_t n)
     c->sink += cur_anchor(0, (const char *)c->src, n);
 }
 
-/* The ratios of a row of impl (auto: also ISA-L) to the anchors that are
- * compared with it, measured in this run (ag[i]: anchor i's GB/s). */
+/* The ratios of a row to ISA-L and the anchors: speed of the row over
+ * theirs, measured in alternation (dw_bench_ratio). */
 typedef struct ratios {
     char key[DW_BENCH_ANCHORS_MAX + 1][48];
     const char *keys[DW_BENCH_ANCHORS_MAX + 1];
@@ -123,25 +123,41 @@ typedef struct ratios {
     int n;
 } ratios;
 
-static void add_ratio(ratios *r, const char *name, double g, double anchor)
+static void add_ratio(ratios *r, const char *name, double v)
 {
-    if (anchor <= 0)
-        return;
     snprintf(r->key[r->n], sizeof r->key[0], "ratio_vs_%s", name);
     r->keys[r->n] = r->key[r->n];
-    r->val[r->n++] = g / anchor;
+    r->val[r->n++] = v;
 }
 
-static void report_impl(const dw_bench_opts *o, int impl, const char *name,
-                        size_t n, double g, double isal, const double *ag)
+/* impl (auto too) against another kernel, measured in alternation. */
+static double ratio_vs(crc_ctx *c, int impl, void (*other)(void *, size_t),
+                       size_t n, const dw_bench_opts *o)
+{
+    dw_crc32c_set_impl((dw_crc32c_impl)impl);
+    double r = dw_bench_ratio(run_crc, c, other, c, n, o);
+    dw_crc32c_set_impl(DW_CRC32C_AUTO);
+    clear_upper();
+    return r;
+}
+
+/* A row of impl with its ratios to ISA-L (auto only) and to the anchors
+ * compared with it. */
+static void report_impl(crc_ctx *c, const dw_bench_opts *o, int impl,
+                        const char *name, size_t n, double g, int have_isal)
 {
     ratios r;
     r.n = 0;
-    if (impl == DW_CRC32C_AUTO)
-        add_ratio(&r, "isal", g, isal);
+    (void)have_isal;
+#ifdef DW_HAVE_ISAL
+    if (impl == DW_CRC32C_AUTO && have_isal)
+        add_ratio(&r, "isal", ratio_vs(c, impl, run_isal, n, o));
+#endif
     for (int i = 0; i < o->nanchors; i++)
-        if (o->anchors[i].vs == impl)
-            add_ratio(&r, o->anchors[i].name, g, ag[i]);
+        if (o->anchors[i].vs == impl) {
+            cur_anchor = o->anchors[i].fn;
+            add_ratio(&r, o->anchors[i].name, ratio_vs(c, impl, run_anchor, n, o));
+        }
     dw_bench_report_n(o, "crc", name, n, g, r.keys, r.val, r.n);
 }
 
@@ -166,12 +182,12 @@ static void bench_size(crc_ctx *c, size_t n, const dw_bench_opts *o,
     for (int i = DW_CRC32C_PORTABLE; i < DW_CRC32C_IMPL_COUNT; i++) {
         double g = time_impl((dw_crc32c_impl)i, 0, c, n, o);
         if (g >= 0)
-            report_impl(o, i, dw_crc32c_impl_name(i), n, g, 0, ag);
+            report_impl(c, o, i, dw_crc32c_impl_name(i), n, g, 0);
     }
     autog = time_impl(DW_CRC32C_AUTO, 0, c, n, o);
     snprintf(name, sizeof name, "auto(%s)",
              dw_crc32c_impl_name(dw_crc32c_get_impl()));
-    report_impl(o, DW_CRC32C_AUTO, o->json ? "auto" : name, n, autog, isal, ag);
+    report_impl(c, o, DW_CRC32C_AUTO, o->json ? "auto" : name, n, autog, isal > 0);
     if (isal > 0)
         dw_bench_report(o, "crc", "isal", n, isal, NULL, 0);
     for (int i = 0; i < o->nanchors; i++) {
@@ -219,6 +235,9 @@ int dw_bench_crc(const dw_bench_opts *o)
                        "64 KiB; 1 MiB is about L2-sized)");
     if (!o->json && !have_isal)
         printf("(ISA-L not built in: no isal rows)\n");
+    if (!o->json)
+        printf("ratio_vs_X: speed over X measured in alternation with it (median of "
+               "%d rounds of ~%d ms each)\n", o->quick ? 9 : 31, o->quick ? 1 : 2);
     for (size_t i = 0; i < NSIZES; i++)
         if (!o->size || o->size == sizes[i])
             bench_size(&c, sizes[i], o, have_isal);

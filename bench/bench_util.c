@@ -94,6 +94,41 @@ double dw_bench_gbps(void (*fn)(void *ctx, size_t size), void *ctx,
     return r[runs / 2];
 }
 
+/* Iterations of fn that take about t seconds (warms it up). */
+static unsigned long calibrate(void (*fn)(void *, size_t), void *ctx,
+                               size_t size, double t)
+{
+    unsigned long iters = 1;
+    double u;
+    while ((u = run_once(fn, ctx, size, iters)) < t / 4)
+        iters *= 4;
+    return (unsigned long)(iters * (t / u)) + 1;
+}
+
+double dw_bench_ratio(void (*fa)(void *, size_t), void *ca,
+                      void (*fb)(void *, size_t), void *cb, size_t size,
+                      const dw_bench_opts *o)
+{
+    const double target = o->quick ? 0.001 : 0.002;
+    const int rounds = o->quick ? 9 : 31;
+    double r[31];
+    unsigned long ia = calibrate(fa, ca, size, target);
+    unsigned long ib = calibrate(fb, cb, size, target);
+    for (int i = 0; i < rounds; i++) { /* alternate which goes first */
+        double ta, tb;
+        if (i & 1) {
+            tb = run_once(fb, cb, size, ib);
+            ta = run_once(fa, ca, size, ia);
+        } else {
+            ta = run_once(fa, ca, size, ia);
+            tb = run_once(fb, cb, size, ib);
+        }
+        r[i] = (tb / (double)ib) / (ta / (double)ia);
+    }
+    qsort(r, (size_t)rounds, sizeof r[0], cmp_double);
+    return r[rounds / 2];
+}
+
 void *dw_bench_alloc(size_t size)
 {
     size_t n = (size + 63) / 64 * 64;
