@@ -54,7 +54,7 @@ uint32_t dw_crc32c_xpow8_x32(size_t n);
 #define DW_CRC32C_FUSE_MIN 4096       /* avx512: below, crc32c_x86.c */
 #endif
 #ifndef DW_CRC32C_FUSE_CLMUL_MIN
-#define DW_CRC32C_FUSE_CLMUL_MIN 512  /* pclmul: below, crc32c_x86.c */
+#define DW_CRC32C_FUSE_CLMUL_MIN 576  /* pclmul: below, one crc32 chain */
 #endif
 uint32_t dw_crc32c_fuse_avx512(uint32_t c, const uint8_t *p, size_t n);
 uint32_t dw_crc32c_fuse_clmul(uint32_t c, const uint8_t *p, size_t n);

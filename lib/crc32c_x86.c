@@ -196,7 +196,7 @@ static T_SSE42 uint32_t sse42_copy(uint32_t crc, void *dst, const void *src,
 #define MZ2 0xb9e02b86u /* x^(8 * 2 * MIXZ_LS - 33) */
 #define MZ1 0x0d3b6092u /* x^(8 * MIXZ_LS - 33) */
 
-#define CLMUL_MIN 512 /* below this, one crc32 stream is faster */
+#define CLMUL_MIN 576 /* below this, one crc32 stream is faster */
 
 INLINE T_CLMUL __m128i kx(uint32_t lo, uint32_t hi)
 {
