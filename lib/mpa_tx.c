@@ -330,7 +330,7 @@ static void commit(dw_mpa_tx *tx, const walk *w, size_t fpdu_len,
     int new_seg = tx->set.seg_mode == DW_MPA_SEG_ALIGNED || tx->seg_fill == 0 ||
                   tx->seg_fill + fpdu_len > tx->emss;
     size_t fill = (new_seg ? 0 : tx->seg_fill) + fpdu_len;
-    tx->seg_fill = fill % tx->emss;
+    tx->seg_fill = fill < tx->emss ? fill : fill % tx->emss; /* no divide */
     if (info) {
         info->len = fpdu_len;
         info->iovcnt = iovcnt;
@@ -366,10 +366,54 @@ static ssize_t frame_iov(dw_mpa_tx *tx, const pdu *u, struct iovec *iov,
     return (ssize_t)fpdu_len;
 }
 
+/*
+ * A short ULPDU with no marker after the FPDU's first octet (MPA 7.1):
+ * [leading marker] length, the ULPDU referenced, PAD and CRC; the same
+ * iovecs as frame_fast(), with less on the way. Returns 0 when it does
+ * not apply.
+ */
+static ssize_t frame_short(dw_mpa_tx *tx, const uint8_t *ulpdu, size_t len,
+                           struct iovec *iov, size_t iovcap,
+                           dw_mpa_fpdu_info *info)
+{
+    uint32_t off = tx->pos % DW_MPA_MARKER_INTERVAL, lead = 0;
+    size_t content = dw_mpa_content_len(len);
+    if (tx->set.markers) {
+        lead = off == 0 ? DW_MPA_MARKER_LEN : 0;
+        if ((lead ? lead : off) + content > DW_MPA_MARKER_INTERVAL)
+            return 0;
+    }
+    const dw_mpa_crc_ops *ops = dw_mpa_crc_fast();
+    if (!ops || iovcap < 3)
+        return 0;
+    if (tx->head + SCRATCH_PER_FPDU > tx->set.scratch_size)
+        tx->head = 0;
+    uint8_t *h = tx->scratch + tx->head, *t = h + lead + 2;
+    size_t pad = dw_mpa_pad_len(len);
+    memset(h, 0, lead + 2 + pad); /* a leading marker and PAD are zero */
+    dw_put_be16(h + lead, (uint16_t)len);
+    dw_mpa_img im;
+    dw_mpa_img_init(&im, ulpdu, len, tx->pos, tx->set.markers, 0);
+    dw_crc32c_store(t + pad, dw_mpa_crc_small(&im));
+    iov[0] = (struct iovec){h, lead + 2};
+    iov[1] = (struct iovec){(void *)ulpdu, len};
+    iov[2] = (struct iovec){t, pad + 4};
+    tx->head += lead + 2 + pad + 4;
+    walk w = {tx, tx->pos + (uint32_t)(lead + content), tx->pos, tx->pos + lead,
+              lead != 0};
+    commit(tx, &w, lead + content, info, 3);
+    return (ssize_t)(lead + content);
+}
+
 ssize_t dw_mpa_tx_frame(dw_mpa_tx *tx, const void *ulpdu, size_t len,
                         struct iovec *iov, size_t iovcap,
                         dw_mpa_fpdu_info *info)
 {
+    if (tx && ulpdu && len && len < DW_MPA_CRC_SMALL_MAX && tx->set.crc && iov) {
+        ssize_t r = frame_short(tx, ulpdu, len, iov, iovcap, info);
+        if (r)
+            return r;
+    }
     pdu u = {NULL, ulpdu, 0, len};
     return frame_iov(tx, &u, iov, iovcap, info);
 }
