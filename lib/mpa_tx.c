@@ -246,7 +246,7 @@ static uint8_t *iov_fast(sink *k, const dw_mpa_img *im)
     uint8_t *h = own(k, r);
     memset(h, 0, im->hdr_off); /* a leading marker is zero */
     dw_put_be16(h + im->hdr_off, (uint16_t)len);
-    for (;;) { /* m > r here: markers sit on dwords, r is 2 mod 4 */
+    while (got < im->hlen) { /* m > r: markers on dwords, r 2 mod 4 */
         uint32_t take = len - got < m - r ? len - got : m - r;
         iov_piece(k, im, got, take);
         got += take, r += take;
@@ -255,6 +255,21 @@ static uint8_t *iov_fast(sink *k, const dw_mpa_img *im)
         put_marker(own(k, 4), im, m);
         r += 4, m += DW_MPA_MARKER_INTERVAL;
     }
+    /* the payload: pieces between markers, each marker its own scratch
+     * iovec (a payload piece lies between: nothing to merge) */
+    struct iovec *v = k->iov + k->iovcnt;
+    uint8_t *o = k->out;
+    while (got < len) {
+        uint32_t take = len - got < m - r ? len - got : m - r;
+        *v++ = (struct iovec){(void *)(im->ulpdu + got), take};
+        got += take, r += take;
+        if (got == len)
+            break;
+        put_marker(o, im, m);
+        *v++ = (struct iovec){o, 4};
+        o += 4, r += 4, m += DW_MPA_MARKER_INTERVAL;
+    }
+    k->iovcnt = (size_t)(v - k->iov), k->out = o;
     uint32_t pad = (uint32_t)dw_mpa_pad_len(len), mk = m == r + pad ? 4 : 0;
     uint8_t *t = own(k, pad + mk + 4);
     memset(t, 0, pad);
