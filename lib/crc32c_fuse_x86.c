@@ -2,8 +2,10 @@
 /*
  * CRC32c of long buffers on AVX-512 VPCLMULQDQ machines: carry-less
  * folding and crc32 chains run side by side on separate parts of the
- * buffer, so both kinds of execution unit work at once (on Zen 4 the
- * 512-bit folds reach about 16 octets a cycle, the crc32 instruction 8).
+ * buffer, so both kinds of execution unit work at once (on the Zen
+ * machines here 512-bit folds reach about 16 octets a cycle, 128-bit ones
+ * 4, the crc32 instruction 8). The 128-bit form (SSE4.2 + PCLMULQDQ) is
+ * at the end of the file.
  *
  * A piece of n octets (64-aligned) is cut as
  *
@@ -22,8 +24,9 @@
  * computed before the loop, off its critical path.
  *
  * The folding of V: see crc32c_x86.c. The share of V (NV x 64 octets per
- * 3 x 8 x Q of the chains) is chosen for the ratio of the two units'
- * rates, measured with `ddpwire bench crc`.
+ * 3 x 8 x Q of the chains, 192 to 96 with AVX-512 and 48 to 96 with
+ * 128-bit folds) follows the two units' rates; measured against other
+ * shares (NV 3..4, Q 2..6) with `ddpwire bench crc`.
  */
 #include "crc32c_impl.h"
 #include "crc32c_x86.h"

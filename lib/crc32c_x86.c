@@ -6,6 +6,9 @@
  *            interleaved with three crc32 streams on long data;
  *   avx512 - 4x512-bit VPCLMULQDQ folding (lightly mixed with crc32
  *            streams on long data), the pclmul code below 128 octets.
+ * From DW_CRC32C_FUSE_MIN (avx512) and DW_CRC32C_FUSE_CLMUL_MIN (pclmul)
+ * long buffers go to crc32c_fuse_x86.c: folding and three crc32 chains on
+ * separate parts of the buffer, side by side.
  * Every function carries its own target attribute, so the file builds with
  * plain -O2. All paths work on the raw (non-inverted) register.
  *
