@@ -451,7 +451,7 @@ INLINE T_AVX512 uint32_t avx512_body(uint32_t c, uint8_t *d, const uint8_t *p,
     return lane_crc(zmm_to_xmm(x[0]));
 }
 
-static T_AVX512 __attribute__((noinline)) uint32_t
+static T_AVX512 inline __attribute__((always_inline)) uint32_t
 avx512_long(uint32_t c, const uint8_t *p, size_t n)
 {
     return avx512_body(c, NODST(p), p, n, 0);
