@@ -6,10 +6,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A published CRC32c kernel loaded at run time (bench_anchor.c). */
+typedef uint32_t (*dw_bench_anchor_fn)(uint32_t crc0, const char *buf, size_t len);
+typedef struct dw_bench_anchor {
+    char name[32];
+    int vs;             /* the dw_crc32c_impl it is compared with (0: auto) */
+    dw_bench_anchor_fn fn;
+    void *handle;
+} dw_bench_anchor;
+
+#define DW_BENCH_ANCHORS_MAX 8
+
 typedef struct dw_bench_opts {
     int json;  /* one JSON object per line instead of a table */
     int quick; /* shorter runs (~2 ms instead of ~10 ms each) */
+    size_t size; /* only this size (crc, mpa), 0: all */
+    int nanchors;
+    dw_bench_anchor anchors[DW_BENCH_ANCHORS_MAX]; /* crc only */
 } dw_bench_opts;
+
+/* Loads [IMPL:]NAME=PATH.so and checks it against the reference; 0 or -1
+ * (a message on stderr). */
+int dw_bench_anchor_load(dw_bench_anchor *a, const char *arg);
+void dw_bench_anchor_unload(dw_bench_anchor *a);
 
 /* Each returns 0, or non-zero when a self-check failed. */
 int dw_bench_crc(const dw_bench_opts *o);
@@ -39,6 +58,17 @@ double dw_bench_cycles_hz(void);
 double dw_bench_gbps(void (*fn)(void *ctx, size_t size), void *ctx,
                      size_t size, const dw_bench_opts *o);
 
+/*
+ * Speed of fa over fb (> 1: fa faster) on the same size, measured in
+ * alternation: rounds of ~2 ms of each (~1 ms quick), in turn which goes
+ * first, the median of the rounds' ratios (31, 9 quick). Load on the
+ * machine that comes and goes then hits both alike, unlike two medians
+ * taken one after the other.
+ */
+double dw_bench_ratio(void (*fa)(void *, size_t), void *ca,
+                      void (*fb)(void *, size_t), void *cb, size_t size,
+                      const dw_bench_opts *o);
+
 /* 64-octet aligned, filled with pseudo-random octets; exits on failure. */
 void *dw_bench_alloc(size_t size);
 void dw_bench_free(void *p);
@@ -55,5 +85,10 @@ void dw_bench_header(const dw_bench_opts *o, const char *title);
 void dw_bench_report(const dw_bench_opts *o, const char *bench,
                      const char *impl, size_t size, double gbps,
                      const char *ratio_key, double ratio);
+
+/* The same with n ratios (keys[i]: ratios[i]). */
+void dw_bench_report_n(const dw_bench_opts *o, const char *bench,
+                       const char *impl, size_t size, double gbps,
+                       const char *const *keys, const double *ratios, int n);
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* `ddpwire bench crc`: CRC32c implementations, the fused copy, memcpy and
- * (when built with it) ISA-L's crc32_iscsi, all in one run. */
+/* `ddpwire bench crc`: CRC32c implementations, the fused copy, memcpy,
+ * (when built with it) ISA-L's crc32_iscsi and any published kernels given
+ * with --anchor (bench_anchor.c), all in one run. */
 #include "bench.h"
 
 #include <ddpwire/crc32c.h>
@@ -90,7 +91,8 @@ static int isal_check(const uint8_t *buf, size_t max)
 }
 #endif
 
-static const size_t sizes[] = {64, 512, 1460, 4096, 65536, 1048576};
+static const size_t sizes[] = {64, 256, 512, 1460, 4096, 16384, 65536,
+                               262144, 1048576};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 #define MAXSIZE 1048576
 
@@ -105,31 +107,94 @@ static double time_impl(dw_crc32c_impl impl, int copy, crc_ctx *c, size_t n,
     return g;
 }
 
+static dw_bench_anchor_fn cur_anchor;
+
+static void run_anchor(void *v, size_t n)
+{
+    crc_ctx *c = v;
+    c->sink += cur_anchor(0, (const char *)c->src, n);
+}
+
+/* The ratios of a row to ISA-L and the anchors: speed of the row over
+ * theirs, measured in alternation (dw_bench_ratio). */
+typedef struct ratios {
+    char key[DW_BENCH_ANCHORS_MAX + 1][48];
+    const char *keys[DW_BENCH_ANCHORS_MAX + 1];
+    double val[DW_BENCH_ANCHORS_MAX + 1];
+    int n;
+} ratios;
+
+static void add_ratio(ratios *r, const char *name, double v)
+{
+    snprintf(r->key[r->n], sizeof r->key[0], "ratio_vs_%s", name);
+    r->keys[r->n] = r->key[r->n];
+    r->val[r->n++] = v;
+}
+
+/* impl (auto too) against another kernel, measured in alternation. */
+static double ratio_vs(crc_ctx *c, int impl, void (*other)(void *, size_t),
+                       size_t n, const dw_bench_opts *o)
+{
+    dw_crc32c_set_impl((dw_crc32c_impl)impl);
+    double r = dw_bench_ratio(run_crc, c, other, c, n, o);
+    dw_crc32c_set_impl(DW_CRC32C_AUTO);
+    clear_upper();
+    return r;
+}
+
+/* A row of impl with its ratios to ISA-L (auto only) and to the anchors
+ * compared with it. */
+static void report_impl(crc_ctx *c, const dw_bench_opts *o, int impl,
+                        const char *name, size_t n, double g, int have_isal)
+{
+    ratios r;
+    r.n = 0;
+    (void)have_isal;
+#ifdef DW_HAVE_ISAL
+    if (impl == DW_CRC32C_AUTO && have_isal)
+        add_ratio(&r, "isal", ratio_vs(c, impl, run_isal, n, o));
+#endif
+    for (int i = 0; i < o->nanchors; i++)
+        if (o->anchors[i].vs == impl) {
+            cur_anchor = o->anchors[i].fn;
+            add_ratio(&r, o->anchors[i].name, ratio_vs(c, impl, run_anchor, n, o));
+        }
+    dw_bench_report_n(o, "crc", name, n, g, r.keys, r.val, r.n);
+}
+
 static void bench_size(crc_ctx *c, size_t n, const dw_bench_opts *o,
                        int have_isal)
 {
-    char name[32];
+    char name[48];
     double isal = 0, mem = 0, autog = 0, autoc = 0;
+    double ag[DW_BENCH_ANCHORS_MAX];
     (void)have_isal;
 #ifdef DW_HAVE_ISAL
     if (have_isal)
         isal = dw_bench_gbps(run_isal, c, n, o);
 #endif
     clear_upper();
+    for (int i = 0; i < o->nanchors; i++) {
+        cur_anchor = o->anchors[i].fn;
+        ag[i] = dw_bench_gbps(run_anchor, c, n, o);
+        clear_upper();
+    }
     mem = dw_bench_gbps(run_memcpy, c, n, o);
     for (int i = DW_CRC32C_PORTABLE; i < DW_CRC32C_IMPL_COUNT; i++) {
         double g = time_impl((dw_crc32c_impl)i, 0, c, n, o);
         if (g >= 0)
-            dw_bench_report(o, "crc", dw_crc32c_impl_name(i), n, g, NULL, 0);
+            report_impl(c, o, i, dw_crc32c_impl_name(i), n, g, 0);
     }
     autog = time_impl(DW_CRC32C_AUTO, 0, c, n, o);
     snprintf(name, sizeof name, "auto(%s)",
              dw_crc32c_impl_name(dw_crc32c_get_impl()));
-    dw_bench_report(o, "crc", o->json ? "auto" : name, n, autog,
-                    isal > 0 ? "ratio_vs_isal" : NULL,
-                    isal > 0 ? autog / isal : 0);
+    report_impl(c, o, DW_CRC32C_AUTO, o->json ? "auto" : name, n, autog, isal > 0);
     if (isal > 0)
         dw_bench_report(o, "crc", "isal", n, isal, NULL, 0);
+    for (int i = 0; i < o->nanchors; i++) {
+        snprintf(name, sizeof name, "anchor-%s", o->anchors[i].name);
+        dw_bench_report(o, "crc", name, n, ag[i], NULL, 0);
+    }
     for (int i = DW_CRC32C_PORTABLE; i < DW_CRC32C_IMPL_COUNT; i++) {
         double g = time_impl((dw_crc32c_impl)i, 1, c, n, o);
         snprintf(name, sizeof name, "copy-%s", dw_crc32c_impl_name(i));
@@ -140,6 +205,14 @@ static void bench_size(crc_ctx *c, size_t n, const dw_bench_opts *o,
     dw_bench_report(o, "crc", "copy-auto", n, autoc, "ratio_vs_memcpy",
                     autoc / mem);
     dw_bench_report(o, "crc", "memcpy", n, mem, NULL, 0);
+}
+
+static int has_size(size_t n)
+{
+    for (size_t i = 0; i < NSIZES; i++)
+        if (sizes[i] == n)
+            return 1;
+    return 0;
 }
 
 int dw_bench_crc(const dw_bench_opts *o)
@@ -163,8 +236,14 @@ int dw_bench_crc(const dw_bench_opts *o)
                        "64 KiB; 1 MiB is about L2-sized)");
     if (!o->json && !have_isal)
         printf("(ISA-L not built in: no isal rows)\n");
+    if (!o->json)
+        printf("ratio_vs_X: speed over X measured in alternation with it (median of "
+               "%d rounds of ~%d ms each)\n", o->quick ? 9 : 31, o->quick ? 1 : 2);
     for (size_t i = 0; i < NSIZES; i++)
-        bench_size(&c, sizes[i], o, have_isal);
+        if (!o->size || o->size == sizes[i])
+            bench_size(&c, sizes[i], o, have_isal);
+    if (o->size && o->size <= MAXSIZE && !has_size(o->size))
+        bench_size(&c, o->size, o, have_isal);
     dw_bench_free(src);
     dw_bench_free(dst);
     return 0;

@@ -243,8 +243,9 @@ int dw_bench_ooo(const dw_bench_opts *o)
                "%-6s %-14s %8s %9s %9s\n",
                o->quick ? 5 : 15, "bench", "impl", "ULPDU", "GB/s", "Mseg/s");
     int rc = 0;
-    for (size_t i = 0; i < (o->quick ? 1u : 3u); i++)
-        rc |= bench_size(&c, o, sizes[i]);
+    for (size_t i = 0; i < (o->quick && !o->size ? 1u : 3u); i++)
+        if (!o->size || o->size == sizes[i])
+            rc |= bench_size(&c, o, sizes[i]);
     dw_bench_free(c.src);
     dw_bench_free(c.wire);
     free(c.segs);

@@ -95,6 +95,41 @@ double dw_bench_gbps(void (*fn)(void *ctx, size_t size), void *ctx,
     return r[runs / 2];
 }
 
+/* Iterations of fn that take about t seconds (warms it up). */
+static unsigned long calibrate(void (*fn)(void *, size_t), void *ctx,
+                               size_t size, double t)
+{
+    unsigned long iters = 1;
+    double u;
+    while ((u = run_once(fn, ctx, size, iters)) < t / 4)
+        iters *= 4;
+    return (unsigned long)(iters * (t / u)) + 1;
+}
+
+double dw_bench_ratio(void (*fa)(void *, size_t), void *ca,
+                      void (*fb)(void *, size_t), void *cb, size_t size,
+                      const dw_bench_opts *o)
+{
+    const double target = o->quick ? 0.001 : 0.002;
+    const int rounds = o->quick ? 9 : 31;
+    double r[31];
+    unsigned long ia = calibrate(fa, ca, size, target);
+    unsigned long ib = calibrate(fb, cb, size, target);
+    for (int i = 0; i < rounds; i++) { /* alternate which goes first */
+        double ta, tb;
+        if (i & 1) {
+            tb = run_once(fb, cb, size, ib);
+            ta = run_once(fa, ca, size, ia);
+        } else {
+            ta = run_once(fa, ca, size, ia);
+            tb = run_once(fb, cb, size, ib);
+        }
+        r[i] = (tb / (double)ib) / (ta / (double)ia);
+    }
+    qsort(r, (size_t)rounds, sizeof r[0], cmp_double);
+    return r[rounds / 2];
+}
+
 void *dw_bench_alloc(size_t size)
 {
     size_t n = (size + 63) / 64 * 64;
@@ -128,13 +163,21 @@ void dw_bench_header(const dw_bench_opts *o, const char *title)
                hz * 1e-9);
     printf("GB/s = 1e9 octets per second of the thread's CPU time, median of %d runs of ~%d ms each\n",
            o->quick ? 5 : 15, o->quick ? 2 : 10);
-    printf("%-6s %-14s %8s %9s %7s\n", "bench", "impl", "size", "GB/s",
+    printf("%-6s %-18s %8s %9s %7s\n", "bench", "impl", "size", "GB/s",
            "B/cyc");
 }
 
 void dw_bench_report(const dw_bench_opts *o, const char *bench,
                      const char *impl, size_t size, double gbps,
                      const char *ratio_key, double ratio)
+{
+    dw_bench_report_n(o, bench, impl, size, gbps, &ratio_key, &ratio,
+                      ratio_key != NULL);
+}
+
+void dw_bench_report_n(const dw_bench_opts *o, const char *bench,
+                       const char *impl, size_t size, double gbps,
+                       const char *const *keys, const double *ratios, int n)
 {
     double hz = dw_bench_cycles_hz();
     double bpc = hz > 0 ? gbps * 1e9 / hz : 0;
@@ -144,13 +187,14 @@ void dw_bench_report(const dw_bench_opts *o, const char *bench,
                bench, impl, size, gbps);
         if (hz > 0)
             printf(", \"bytes_per_cycle\": %.2f", bpc);
-        if (ratio_key)
-            printf(", \"%s\": %.2f", ratio_key, ratio);
+        for (int i = 0; i < n; i++)
+            printf(", \"%s\": %.2f", keys[i], ratios[i]);
         printf("}\n");
     } else {
-        printf("%-6s %-14s %8zu %9.2f %7.2f", bench, impl, size, gbps, bpc);
-        if (ratio_key)
-            printf("   %s %.2fx", ratio_key, ratio);
+        printf("%-6s %-18s %8zu %9.2f %7.2f", bench, impl, size, gbps, bpc);
+        for (int i = 0; i < n; i++) /* ns_*: a time, not a ratio */
+            printf(strncmp(keys[i], "ns_", 3) ? "   %s %.2fx" : "   %s %.1f",
+                   keys[i], ratios[i]);
         printf("\n");
     }
     fflush(stdout);

@@ -88,6 +88,11 @@ uint32_t dw_crc32c_shift_by_hw(uint32_t crc, size_t n)
     return dw_crc32c_mulx32(x, crc);
 }
 
+uint32_t dw_crc32c_xpow8_x32(size_t n)
+{
+    return dw_crc32c_mulx32(shift_lo_x32[n & 255u], shift_hi_x32[n >> 8]);
+}
+
 uint32_t dw_crc32c_shift_by(uint32_t crc, size_t n)
 {
     return dw_crc32c_have_mulx32() ? dw_crc32c_shift_by_hw(crc, n)

@@ -24,6 +24,42 @@ uint32_t dw_crc32c_shift_by(uint32_t crc, size_t n);
 uint32_t dw_crc32c_shift_by_sw(uint32_t crc, size_t n);
 uint32_t dw_crc32c_shift_by_hw(uint32_t crc, size_t n);
 
+/* x^(8 n) x^-32 mod P, n < 65792 (needs dw_crc32c_have_mulx32()): a
+ * shift in the scaling of the _x32 tables, for dw_crc32c_mulx32(). */
+uint32_t dw_crc32c_xpow8_x32(size_t n);
+
+/*
+ * Long buffers: folding and three crc32 chains side by side on separate
+ * parts of the buffer (lib/crc32c/crc32c_fuse_x86.c); raw register. A step takes
+ * NV vectors (64 octets with AVX-512 VPCLMULQDQ, 16 with PCLMULQDQ) and
+ * Q qwords of each chain; the buffer goes in pieces of at most PIECE
+ * octets (each chain's part stays below the shift tables' 65536).
+ */
+#ifndef DW_FZ_NV
+#define DW_FZ_NV 3
+#endif
+#ifndef DW_FZ_Q
+#define DW_FZ_Q 4
+#endif
+#ifndef DW_FX_NV
+#define DW_FX_NV 3
+#endif
+#ifndef DW_FX_Q
+#define DW_FX_Q 4
+#endif
+#define DW_FZ_STEP (64 * DW_FZ_NV + 24 * DW_FZ_Q)
+#define DW_FX_STEP (16 * DW_FX_NV + 24 * DW_FX_Q)
+#define DW_FZ_PIECE (65535 / (8 * DW_FZ_Q) * DW_FZ_STEP / 64 * 64)
+#define DW_FX_PIECE (65535 / (8 * DW_FX_Q) * DW_FX_STEP / 16 * 16)
+#ifndef DW_CRC32C_FUSE_MIN
+#define DW_CRC32C_FUSE_MIN 4096       /* avx512: below, crc32c_x86.c */
+#endif
+#ifndef DW_CRC32C_FUSE_CLMUL_MIN
+#define DW_CRC32C_FUSE_CLMUL_MIN 576  /* pclmul: below, one crc32 chain */
+#endif
+uint32_t dw_crc32c_fuse_avx512(uint32_t c, const uint8_t *p, size_t n);
+uint32_t dw_crc32c_fuse_clmul(uint32_t c, const uint8_t *p, size_t n);
+
 /* The x86 fast paths (lib/crc32c/crc32c_x86.c): ops for impl, or NULL when the
  * CPU or the build lacks it. Checks CPUID once. */
 const dw_crc32c_ops *dw_crc32c_fast_ops(dw_crc32c_impl impl);

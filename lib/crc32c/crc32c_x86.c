@@ -7,6 +7,9 @@
  *            interleaved with three crc32 streams on long data;
  *   avx512 - 4x512-bit VPCLMULQDQ folding (lightly mixed with crc32
  *            streams on long data), the pclmul code below 128 octets.
+ * From DW_CRC32C_FUSE_MIN (avx512) and DW_CRC32C_FUSE_CLMUL_MIN (pclmul)
+ * long buffers go to crc32c_fuse_x86.c: folding and three crc32 chains on
+ * separate parts of the buffer, side by side.
  * Every function carries its own target attribute, so the file builds with
  * plain -O2. All paths work on the raw (non-inverted) register.
  *
@@ -197,7 +200,7 @@ static T_SSE42 uint32_t sse42_copy(uint32_t crc, void *dst, const void *src,
 #define MZ2 0xb9e02b86u /* x^(8 * 2 * MIXZ_LS - 33) */
 #define MZ1 0x0d3b6092u /* x^(8 * MIXZ_LS - 33) */
 
-#define CLMUL_MIN 128 /* below this, one crc32 stream is faster */
+#define CLMUL_MIN 576 /* below this, one crc32 stream is faster */
 
 INLINE T_CLMUL __m128i kx(uint32_t lo, uint32_t hi)
 {
@@ -341,6 +344,8 @@ static T_CLMUL uint32_t clmul_crc(uint32_t crc, const void *buf, size_t len)
 {
     if (len < CLMUL_MIN)
         return ~crc_tail(~crc, NULL, buf, len, 0);
+    if (len >= DW_CRC32C_FUSE_CLMUL_MIN)
+        return ~dw_crc32c_fuse_clmul(~crc, buf, len);
     return ~clmul_long(~crc, buf, len);
 }
 
@@ -447,7 +452,7 @@ INLINE T_AVX512 uint32_t avx512_body(uint32_t c, uint8_t *d, const uint8_t *p,
     return lane_crc(zmm_to_xmm(x[0]));
 }
 
-static T_AVX512 __attribute__((noinline)) uint32_t
+static T_AVX512 inline __attribute__((always_inline)) uint32_t
 avx512_long(uint32_t c, const uint8_t *p, size_t n)
 {
     return avx512_body(c, NODST(p), p, n, 0);
@@ -463,6 +468,8 @@ static T_AVX512 uint32_t avx512_crc(uint32_t crc, const void *buf, size_t len)
 {
     if (len < AVX_MIN)
         return ~crc_tail(~crc, NULL, buf, len, 0);
+    if (len >= DW_CRC32C_FUSE_MIN)
+        return ~dw_crc32c_fuse_avx512(~crc, buf, len);
     return ~avx512_long(~crc, buf, len);
 }
 

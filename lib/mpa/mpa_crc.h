@@ -65,7 +65,22 @@ typedef struct dw_mpa_crc_ops {
     /* CRC32c (finished) of wire[0, crc_off), a received image, while its
      * ULPDU octets (markers stripped) are copied to dst. */
     uint32_t (*rx)(const dw_mpa_img *im, const uint8_t *wire, uint8_t *dst);
+    /* An FPDU spanning reads: j whole marker periods (MPA 7.1: a marker
+     * and 508 ULPDU octets) at in, from a marker, folded in one pass;
+     * reg: the raw CRC register before them, returned after them. Their
+     * ULPDU octets go to dst. */
+    uint32_t (*rx_run)(const uint8_t *in, uint8_t *dst, size_t j, uint32_t reg);
 } dw_mpa_crc_ops;
+
+/* The CRC32c (finished) of a sender's image with the crc32 instruction
+ * alone (lib/mpa_crc_small_x86.c): faster than the kernels' folds for
+ * short images (below DW_MPA_CRC_SMALL_MAX ULPDU octets). Only where
+ * dw_mpa_crc_fast() gives kernels. */
+#define DW_MPA_CRC_SMALL_MAX 128u
+uint32_t dw_mpa_crc_small(const dw_mpa_img *im);
+/* The same for an image without markers, any length: the ULPDU through
+ * dw_crc32c() (lib/mpa_crc_small_x86.c). */
+uint32_t dw_mpa_crc_plain(const dw_mpa_img *im);
 
 /* The kernels for the CRC32c implementation in use now, or NULL when it
  * has none (callers then chain dw_crc32c()). */

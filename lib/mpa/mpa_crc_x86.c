@@ -15,6 +15,7 @@
 
 #include "crc32c/crc32c_x86.h"
 #include "mpa/mpa_crc.h"
+#include "mpa/mpa_crc_fuse_x86.h"
 
 enum mode { TX, TX_OUT, RX };
 
@@ -161,6 +162,50 @@ static int64_t ulpdu_span(const dw_mpa_img *im, int64_t ps)
         x0 = x1, x1 = x2, x2 = x3, x3 = t_;                               \
     } while (0)
 
+/* Steps of periods and chains (704 octets each) that make the chains pay;
+ * a multiple of 8 (the chains' markers in step). */
+#define FZ_CHAINS_MIN 8
+/* Inner octets from which the period walk beats the vector walk. */
+#define FZ_PERIODS_MIN 3072
+
+INLINE T_AVX512 void fz_call(dw_mpa_fz *s, const vgen *g, enum mode mode,
+                             const uint8_t *wire, size_t jv, int chains)
+{
+    if (mode == RX)
+        dw_mpa_fz_rx(s, g->im, wire, jv, chains);
+    else
+        dw_mpa_fz_tx(s, g->im, jv, chains);
+}
+
+/* The middle by whole marker periods (lib/mpa_crc_fuse_x86.c): inner
+ * vectors up to a marker vector, periods with crc32 chains beside the
+ * folding when there is room, then periods alone; one inner vector stays
+ * after them (it takes the chains' CRC). */
+INLINE T_AVX512 void mid_periods(const vgen *g, vpos *q, enum mode mode,
+                                 const uint8_t *wire, __m512i *x)
+{
+    const __m512i k = kz(K2048);
+    while (q->m >= q->r + 64 && q->r + 128 <= g->pe) {
+        __m512i t = foldz(x[0], k, inner_vec(g, q, mode, wire, NULL));
+        x[0] = x[1], x[1] = x[2], x[2] = x[3], x[3] = t;
+    }
+    if (q->m >= q->r + 64 || q->r + 576 > g->pe)
+        return;
+    size_t room = (size_t)(g->pe - q->r) / 64 * 64 - 64;
+    size_t jc = room / 704 / FZ_CHAINS_MIN * FZ_CHAINS_MIN;
+    dw_mpa_fz s = {{x[0], x[1], x[2], x[3]}, q->r, q->m, q->u, 0};
+    if (jc)
+        fz_call(&s, g, mode, wire, jc, 1);
+    size_t jv = (room - 704 * jc) / 512;
+    if (jv)
+        fz_call(&s, g, mode, wire, jv, 0);
+    q->r = s.r, q->u = s.u, q->m = s.m < g->end ? s.m : NO_MARK;
+    __m512i v = inner_vec(g, q, mode, wire, NULL);
+    v = _mm512_xor_si512(v, _mm512_maskz_set1_epi32(1, (int)s.pending));
+    x[0] = s.x[1], x[1] = s.x[2], x[2] = s.x[3];
+    x[3] = foldz(s.x[0], k, v);
+}
+
 /*
  * Folds the image: edge vectors before the ULPDU's octets, the inner ones,
  * edge vectors to the CRC field. The first vector gets the initial
@@ -194,6 +239,11 @@ INLINE T_AVX512 uint32_t img_fold(const dw_mpa_img *im, uintptr_t u,
     while (p.r < head_end)
         ACC(edge_vec(&g, &p, mode, wire, out));
     vpos q = p; /* a copy the compiler keeps in registers */
+    if (mode != TX_OUT && g.pe - q.r >= FZ_PERIODS_MIN) {
+        __m512i xa[4] = {x0, x1, x2, x3};
+        mid_periods(&g, &q, mode, wire, xa);
+        x0 = xa[0], x1 = xa[1], x2 = xa[2], x3 = xa[3];
+    }
     for (; q.r + 256 <= g.pe; ) { /* ACC four times, without the moves */
         x0 = foldz(x0, k, inner_vec(&g, &q, mode, wire, out));
         x1 = foldz(x1, k, inner_vec(&g, &q, mode, wire, out));
@@ -225,6 +275,6 @@ static T_AVX512 uint32_t rx_crc(const dw_mpa_img *im, const uint8_t *wire,
 
 const dw_mpa_crc_ops *dw_mpa_crc_fast(void)
 {
-    static const dw_mpa_crc_ops ops = {tx_crc, rx_crc};
+    static const dw_mpa_crc_ops ops = {tx_crc, rx_crc, dw_mpa_fz_rx_run};
     return dw_crc32c_get_impl() == DW_CRC32C_AVX512 ? &ops : NULL;
 }

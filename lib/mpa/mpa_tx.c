@@ -247,7 +247,7 @@ static uint8_t *iov_fast(sink *k, const dw_mpa_img *im)
     uint8_t *h = own(k, r);
     memset(h, 0, im->hdr_off); /* a leading marker is zero */
     dw_put_be16(h + im->hdr_off, (uint16_t)len);
-    for (;;) { /* m > r here: markers sit on dwords, r is 2 mod 4 */
+    while (got < im->hlen) { /* m > r: markers on dwords, r 2 mod 4 */
         uint32_t take = len - got < m - r ? len - got : m - r;
         iov_piece(k, im, got, take);
         got += take, r += take;
@@ -256,6 +256,21 @@ static uint8_t *iov_fast(sink *k, const dw_mpa_img *im)
         put_marker(own(k, 4), im, m);
         r += 4, m += DW_MPA_MARKER_INTERVAL;
     }
+    /* the payload: pieces between markers, each marker its own scratch
+     * iovec (a payload piece lies between: nothing to merge) */
+    struct iovec *v = k->iov + k->iovcnt;
+    uint8_t *o = k->out;
+    while (got < len) {
+        uint32_t take = len - got < m - r ? len - got : m - r;
+        *v++ = (struct iovec){(void *)(im->ulpdu + got), take};
+        got += take, r += take;
+        if (got == len)
+            break;
+        put_marker(o, im, m);
+        *v++ = (struct iovec){o, 4};
+        o += 4, r += 4, m += DW_MPA_MARKER_INTERVAL;
+    }
+    k->iovcnt = (size_t)(v - k->iov), k->out = o;
     uint32_t pad = (uint32_t)dw_mpa_pad_len(len), mk = m == r + pad ? 4 : 0;
     uint8_t *t = own(k, pad + mk + 4);
     memset(t, 0, pad);
@@ -281,7 +296,10 @@ static void frame_fast(const dw_mpa_tx *tx, sink *k, const pdu *u, walk *w,
     uint8_t *crc;
     if (k->iov) {
         crc = iov_fast(k, &im);
-        dw_crc32c_store(crc, ops->tx(&im, NULL));
+        uint32_t v = !tx->set.markers            ? dw_mpa_crc_plain(&im)
+                     : len < DW_MPA_CRC_SMALL_MAX ? dw_mpa_crc_small(&im)
+                                                  : ops->tx(&im, NULL);
+        dw_crc32c_store(crc, v);
     } else {
         crc = k->out + im.crc_off;
         dw_crc32c_store(crc, ops->tx(&im, k->out));
@@ -291,8 +309,9 @@ static void frame_fast(const dw_mpa_tx *tx, sink *k, const pdu *u, walk *w,
                 (unsigned)(im.crc_off + 4 - dw_mpa_content_len(len)) / 4};
 }
 
-/* Without markers a long ULPDU is one piece: dw_crc32c() (which mixes in
- * crc32 streams) is faster there than the kernel's pure folding. */
+/* Without markers a long ULPDU copied into a buffer is one piece:
+ * dw_crc32c_copy() is faster there than the kernel's pure folding (into
+ * iovecs the kernel path takes dw_crc32c() for it). */
 #define NOMARK_WALK_MIN 4096u
 
 /* The one-pass kernel when there is one, a CRC to send and any header
@@ -301,7 +320,7 @@ static void frame(const dw_mpa_tx *tx, sink *k, const pdu *u, walk *w)
 {
     size_t len = u->hlen + u->plen;
     int use = u->hlen <= HDR_COPY_MAX && tx->set.crc &&
-              (tx->set.markers || len < NOMARK_WALK_MIN);
+              (tx->set.markers || k->iov || len < NOMARK_WALK_MIN);
     const dw_mpa_crc_ops *ops = use ? dw_mpa_crc_fast() : NULL;
     if (ops)
         frame_fast(tx, k, u, w, ops);
@@ -327,7 +346,7 @@ static void commit(dw_mpa_tx *tx, const walk *w, size_t fpdu_len,
     int new_seg = tx->set.seg_mode == DW_MPA_SEG_ALIGNED || tx->seg_fill == 0 ||
                   tx->seg_fill + fpdu_len > tx->emss;
     size_t fill = (new_seg ? 0 : tx->seg_fill) + fpdu_len;
-    tx->seg_fill = fill % tx->emss;
+    tx->seg_fill = fill < tx->emss ? fill : fill % tx->emss; /* no divide */
     if (info) {
         info->len = fpdu_len;
         info->iovcnt = iovcnt;
@@ -363,10 +382,54 @@ static ssize_t frame_iov(dw_mpa_tx *tx, const pdu *u, struct iovec *iov,
     return (ssize_t)fpdu_len;
 }
 
+/*
+ * A short ULPDU with no marker after the FPDU's first octet (MPA 7.1):
+ * [leading marker] length, the ULPDU referenced, PAD and CRC; the same
+ * iovecs as frame_fast(), with less on the way. Returns 0 when it does
+ * not apply.
+ */
+static ssize_t frame_short(dw_mpa_tx *tx, const uint8_t *ulpdu, size_t len,
+                           struct iovec *iov, size_t iovcap,
+                           dw_mpa_fpdu_info *info)
+{
+    uint32_t off = tx->pos % DW_MPA_MARKER_INTERVAL, lead = 0;
+    size_t content = dw_mpa_content_len(len);
+    if (tx->set.markers) {
+        lead = off == 0 ? DW_MPA_MARKER_LEN : 0;
+        if ((lead ? lead : off) + content > DW_MPA_MARKER_INTERVAL)
+            return 0;
+    }
+    const dw_mpa_crc_ops *ops = dw_mpa_crc_fast();
+    if (!ops || iovcap < 3)
+        return 0;
+    if (tx->head + SCRATCH_PER_FPDU > tx->set.scratch_size)
+        tx->head = 0;
+    uint8_t *h = tx->scratch + tx->head, *t = h + lead + 2;
+    size_t pad = dw_mpa_pad_len(len);
+    memset(h, 0, lead + 2 + pad); /* a leading marker and PAD are zero */
+    dw_put_be16(h + lead, (uint16_t)len);
+    dw_mpa_img im;
+    dw_mpa_img_init(&im, ulpdu, len, tx->pos, tx->set.markers, 0);
+    dw_crc32c_store(t + pad, dw_mpa_crc_small(&im));
+    iov[0] = (struct iovec){h, lead + 2};
+    iov[1] = (struct iovec){(void *)ulpdu, len};
+    iov[2] = (struct iovec){t, pad + 4};
+    tx->head += lead + 2 + pad + 4;
+    walk w = {tx, tx->pos + (uint32_t)(lead + content), tx->pos, tx->pos + lead,
+              lead != 0};
+    commit(tx, &w, lead + content, info, 3);
+    return (ssize_t)(lead + content);
+}
+
 ssize_t dw_mpa_tx_frame(dw_mpa_tx *tx, const void *ulpdu, size_t len,
                         struct iovec *iov, size_t iovcap,
                         dw_mpa_fpdu_info *info)
 {
+    if (tx && ulpdu && len && len < DW_MPA_CRC_SMALL_MAX && tx->set.crc && iov) {
+        ssize_t r = frame_short(tx, ulpdu, len, iov, iovcap, info);
+        if (r)
+            return r;
+    }
     pdu u = {NULL, ulpdu, 0, len};
     return frame_iov(tx, &u, iov, iovcap, info);
 }

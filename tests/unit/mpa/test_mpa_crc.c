@@ -72,6 +72,10 @@ static void one_case(const dw_mpa_crc_ops *ops, uint32_t pos, size_t len,
     dw_mpa_img_init(&im, u, len, pos, markers, rfc);
     CHECK_EQ_U(im.crc_off, n);
     CHECK_EQ_U(ops->tx(&im, NULL), want);
+    if (len < 2 * DW_MPA_CRC_SMALL_MAX)
+        CHECK_EQ_U(dw_mpa_crc_small(&im), want);
+    if (!markers)
+        CHECK_EQ_U(dw_mpa_crc_plain(&im), want);
     memset(buf, 0x5A, n + 2 * GUARD);
     CHECK_EQ_U(ops->tx(&im, buf + GUARD), want);
     CHECK(memcmp(buf + GUARD, ref, n) == 0 && guards_ok(buf, n));

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CRC32c of long buffers on AVX-512 VPCLMULQDQ machines: carry-less
+ * folding and crc32 chains run side by side on separate parts of the
+ * buffer, so both kinds of execution unit work at once (on the Zen
+ * machines here 512-bit folds reach about 16 octets a cycle, 128-bit ones
+ * 4, the crc32 instruction 8). The 128-bit form (SSE4.2 + PCLMULQDQ) is
+ * at the end of the file.
+ *
+ * A piece of n octets (64-aligned) is cut as
+ *
+ *     [ V: folded, NV x 64 octets a step | S0 | S1 | S2 | T ]
+ *
+ * S0..S2 have l octets each and run through three crc32 chains from 0
+ * (three hide the instruction's 3-cycle latency); T (< 64 octets) goes on
+ * chain 2. V starts with the initial register xored into its first dword
+ * and takes the octets the steps leave over in whole 64-octet blocks.
+ * The CRC of the whole is then (CRC register algebra, all mod P)
+ *
+ *     crc(V) x^(8(3l+t)) + crc(S0) x^(8(2l+t)) + crc(S1) x^(8(l+t)) + crc(S2 T)
+ *
+ * with the three multiplies done as one carry-less multiply each and one
+ * crc32 instruction for their sum. The powers depend only on n: they are
+ * computed before the loop, off its critical path.
+ *
+ * The folding of V: see crc32c_x86.c. The share of V (NV x 64 octets per
+ * 3 x 8 x Q of the chains, 192 to 96 with AVX-512 and 48 to 96 with
+ * 128-bit folds) follows the two units' rates; measured against other
+ * shares (NV 3..4, Q 2..6) with `ddpwire bench crc`.
+ */
+#include "crc32c/crc32c_impl.h"
+#include "crc32c/crc32c_x86.h"
+
+#include <string.h>
+
+/* NV, Q, STEP, PIECE: crc32c_impl.h */
+#define FZ_LS (8 * DW_FZ_Q) /* octets per chain per step */
+#define FZ_STEP DW_FZ_STEP
+
+/* Fold constants {x^(D+31), x^(D-33)} mod P, D = 512 NV bits. */
+#if DW_FZ_NV == 3
+#define FZ_K 0xa87ab8a8u, 0xab7aff2au
+#elif DW_FZ_NV == 4
+#define FZ_K K2048
+#else
+#error "DW_FZ_NV: 3 or 4"
+#endif
+
+static inline uint64_t fz_ld64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* a b x^32 mod P; with a = u x^-32, b = v x^-32 (the tables' scaling) it
+ * gives (u v) x^-32 again, and with a plain crc and b = v x^-32, crc v. */
+INLINE T_CLMUL uint64_t fz_clmul(uint32_t a, uint32_t b)
+{
+    __m128i p = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a),
+                                     _mm_cvtsi32_si128((int)b), 0);
+    return (uint64_t)_mm_cvtsi128_si64(p) << 1; /* reflected: one bit high */
+}
+
+INLINE T_CLMUL uint32_t fz_mul(uint32_t a, uint32_t b)
+{
+    return (uint32_t)_mm_crc32_u64(0, fz_clmul(a, b));
+}
+
+/* One step of the three chains: q qwords each, at s, s + l, s + 2 l. */
+INLINE T_SSE42 void fz_chains(uint64_t *c, const uint8_t *s, size_t l, int q)
+{
+#pragma GCC unroll 8
+    for (int j = 0; j < 8 * q; j += 8) {
+        c[0] = _mm_crc32_u64(c[0], fz_ld64(s + j));
+        c[1] = _mm_crc32_u64(c[1], fz_ld64(s + l + j));
+        c[2] = _mm_crc32_u64(c[2], fz_ld64(s + 2 * l + j));
+    }
+}
+
+INLINE T_SSE42 uint64_t fz_tail(uint64_t c, const uint8_t *p, size_t n)
+{
+    for (; n >= 8; n -= 8, p += 8)
+        c = _mm_crc32_u64(c, fz_ld64(p));
+    for (; n; n--, p++)
+        c = _mm_crc32_u8((uint32_t)c, *p);
+    return c;
+}
+
+/* The accumulators, oldest first, as one 512-bit value. */
+INLINE T_AVX512 __m512i fz_reduce(const __m512i *x)
+{
+#if DW_FZ_NV == 3
+    __m512i t = foldz(x[1], kz(K512), x[2]);
+    return foldz(x[0], kz(K1024), t);
+#else
+    __m512i a = foldz(x[0], kz(K1024), x[2]);
+    __m512i b = foldz(x[1], kz(K1024), x[3]);
+    return foldz(a, kz(K512), b);
+#endif
+}
+
+/* The folded part: steps x NV blocks, then e more blocks. */
+INLINE T_AVX512 __m512i fz_fold(uint32_t c, const uint8_t *v, size_t steps,
+                                size_t e, uint64_t *cc, const uint8_t *s,
+                                size_t l)
+{
+    const __m512i k = kz(FZ_K);
+    __m512i x[DW_FZ_NV];
+#pragma GCC unroll 4
+    for (int j = 0; j < DW_FZ_NV; j++)
+        x[j] = _mm512_load_si512(v + 64 * j);
+    x[0] = _mm512_xor_si512(x[0], _mm512_maskz_set1_epi32(1, (int)c));
+    v += 64 * DW_FZ_NV;
+    for (size_t i = 1; i < steps; i++, v += 64 * DW_FZ_NV, s += FZ_LS) {
+#pragma GCC unroll 4
+        for (int j = 0; j < DW_FZ_NV; j++)
+            x[j] = foldz(x[j], k, _mm512_load_si512(v + 64 * j));
+        fz_chains(cc, s, l, DW_FZ_Q);
+    }
+    fz_chains(cc, s, l, DW_FZ_Q);
+    for (; e; e--, v += 64) { /* the newest block goes last */
+        __m512i t = foldz(x[0], k, _mm512_load_si512(v));
+#pragma GCC unroll 4
+        for (int j = 0; j + 1 < DW_FZ_NV; j++)
+            x[j] = x[j + 1];
+        x[DW_FZ_NV - 1] = t;
+    }
+    return fz_reduce(x);
+}
+
+/* s(x^(8(j l + t))) for j = 1..3 (pw[j - 1]), in the tables' x^-32
+ * scaling: the shifts of the parts that precede S2 T. */
+INLINE T_CLMUL void fz_powers(uint32_t *pw, size_t l, size_t t)
+{
+    uint32_t a = dw_crc32c_xpow8_x32(l);
+    pw[0] = fz_mul(a, dw_crc32c_xpow8_x32(t));
+    pw[1] = fz_mul(a, pw[0]);
+    pw[2] = fz_mul(a, pw[1]);
+}
+
+/* The CRC of V S0 S1 S2 T from those of its parts. */
+INLINE T_CLMUL uint32_t fz_merge(uint32_t cv, const uint64_t *cc,
+                                 const uint32_t *pw)
+{
+    uint64_t m = fz_clmul(cv, pw[2]) ^ fz_clmul((uint32_t)cc[0], pw[1]) ^
+                 fz_clmul((uint32_t)cc[1], pw[0]);
+    return (uint32_t)_mm_crc32_u64(0, m) ^ (uint32_t)cc[2];
+}
+
+/* One piece: p 64-aligned, FZ_STEP <= n < DW_FZ_PIECE + FZ_STEP. */
+static T_AVX512 uint32_t fz_piece(uint32_t c, const uint8_t *p, size_t n)
+{
+    size_t steps = n / FZ_STEP, rem = n % FZ_STEP;
+    size_t e = rem / 64, t = rem % 64, l = steps * FZ_LS;
+    const uint8_t *s = p + 64 * (DW_FZ_NV * steps + e);
+    uint32_t pw[3];
+    fz_powers(pw, l, t); /* first: they depend on n only */
+    uint64_t cc[3] = {0, 0, 0};
+    __m512i x = fz_fold(c, p, steps, e, cc, s, l);
+    cc[2] = fz_tail(cc[2], s + 3 * l, t);
+    return fz_merge(lane_crc(zmm_to_xmm(x)), cc, pw);
+}
+
+/* Raw register over n octets (fastest from DW_CRC32C_FUSE_MIN). */
+T_AVX512 uint32_t dw_crc32c_fuse_avx512(uint32_t c, const uint8_t *p, size_t n)
+{
+    size_t h = (64 - ((uintptr_t)p & 63)) & 63;
+    h = h < n ? h : n;
+    c = (uint32_t)fz_tail(c, p, h);
+    p += h, n -= h;
+    const size_t max = DW_FZ_PIECE; /* a multiple of 64: p stays aligned */
+    while (n >= FZ_STEP) {
+        size_t k = n < max + FZ_STEP ? n : max; /* leaves >= 1 step */
+        c = fz_piece(c, p, k);
+        p += k, n -= k;
+    }
+    return (uint32_t)fz_tail(c, p, n);
+}
+
+/* ---- the same with 128-bit folding (SSE4.2 + PCLMULQDQ only) ---- */
+
+#define FX_LS (8 * DW_FX_Q)
+#define FX_STEP DW_FX_STEP
+#if DW_FX_NV == 2
+#define FX_K_LO K256_LO
+#define FX_K_HI K256_HI
+#elif DW_FX_NV == 3
+#define FX_K_LO K384_LO
+#define FX_K_HI K384_HI
+#else
+#error "DW_FX_NV: 2 or 3"
+#endif
+
+INLINE T_CLMUL __m128i fx_fold1(__m128i x, __m128i k, __m128i y)
+{
+    __m128i a = _mm_clmulepi64_si128(x, k, 0x00);
+    __m128i b = _mm_clmulepi64_si128(x, k, 0x11);
+    return _mm_xor_si128(_mm_xor_si128(a, b), y);
+}
+
+INLINE T_CLMUL __m128i fx_ld(const uint8_t *p)
+{
+    return _mm_load_si128((const __m128i *)(const void *)p);
+}
+
+INLINE T_CLMUL __m128i fx_fold(uint32_t c, const uint8_t *v, size_t steps,
+                               size_t e, uint64_t *cc, const uint8_t *s,
+                               size_t l)
+{
+    const __m128i k = _mm_set_epi64x(FX_K_HI, FX_K_LO);
+    __m128i x[DW_FX_NV];
+#pragma GCC unroll 4
+    for (int j = 0; j < DW_FX_NV; j++)
+        x[j] = fx_ld(v + 16 * j);
+    x[0] = _mm_xor_si128(x[0], _mm_cvtsi32_si128((int)c));
+    v += 16 * DW_FX_NV;
+    for (size_t i = 1; i < steps; i++, v += 16 * DW_FX_NV, s += FX_LS) {
+#pragma GCC unroll 4
+        for (int j = 0; j < DW_FX_NV; j++)
+            x[j] = fx_fold1(x[j], k, fx_ld(v + 16 * j));
+        fz_chains(cc, s, l, DW_FX_Q);
+    }
+    fz_chains(cc, s, l, DW_FX_Q);
+    for (; e; e--, v += 16) {
+        __m128i t = fx_fold1(x[0], k, fx_ld(v));
+#pragma GCC unroll 4
+        for (int j = 0; j + 1 < DW_FX_NV; j++)
+            x[j] = x[j + 1];
+        x[DW_FX_NV - 1] = t;
+    }
+#if DW_FX_NV == 2
+    return fx_fold1(x[0], _mm_set_epi64x(K128_HI, K128_LO), x[1]);
+#else
+    __m128i t = fx_fold1(x[1], _mm_set_epi64x(K128_HI, K128_LO), x[2]);
+    return fx_fold1(x[0], _mm_set_epi64x(K256_HI, K256_LO), t);
+#endif
+}
+
+/* One piece: p 16-aligned, FX_STEP <= n < DW_FX_PIECE + FX_STEP. */
+static T_CLMUL uint32_t fx_piece(uint32_t c, const uint8_t *p, size_t n)
+{
+    size_t steps = n / FX_STEP, rem = n % FX_STEP;
+    size_t e = rem / 16, t = rem % 16, l = steps * FX_LS;
+    const uint8_t *s = p + 16 * (DW_FX_NV * steps + e);
+    uint32_t pw[3];
+    fz_powers(pw, l, t);
+    uint64_t cc[3] = {0, 0, 0};
+    __m128i x = fx_fold(c, p, steps, e, cc, s, l);
+    cc[2] = fz_tail(cc[2], s + 3 * l, t);
+    return fz_merge(lane_crc(x), cc, pw);
+}
+
+/* The same with 128-bit folding (fastest from DW_CRC32C_FUSE_CLMUL_MIN). */
+T_CLMUL uint32_t dw_crc32c_fuse_clmul(uint32_t c, const uint8_t *p, size_t n)
+{
+    size_t h = (16 - ((uintptr_t)p & 15)) & 15;
+    h = h < n ? h : n;
+    c = (uint32_t)fz_tail(c, p, h);
+    p += h, n -= h;
+    const size_t max = DW_FX_PIECE;
+    while (n >= FX_STEP) {
+        size_t k = n < max + FX_STEP ? n : max;
+        c = fx_piece(c, p, k);
+        p += k, n -= k;
+    }
+    return (uint32_t)fz_tail(c, p, n);
+}
