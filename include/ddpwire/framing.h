@@ -66,6 +66,13 @@ DW_EXTERN int dw_fr_tx_set_emss(dw_fr_tx *tx, uint32_t emss);
  */
 DW_EXTERN size_t dw_fr_tx_max_pdu(const dw_fr_tx *tx);
 
+/**
+ * Largest PDU to send next so that its frame fills EMSS exactly: MPA's
+ * exact fill at the sender's position (dw_mpa_tx_fill_len(); MULPDU or up
+ * to 4 more); IFT has no alignment rule and gives dw_fr_tx_max_pdu().
+ */
+DW_EXTERN size_t dw_fr_tx_fill_len(const dw_fr_tx *tx);
+
 /** Wire length of the next frame for a PDU of hlen + plen octets. */
 DW_EXTERN size_t dw_fr_tx_frame_len(const dw_fr_tx *tx, size_t hlen, size_t plen);
 

@@ -89,6 +89,22 @@ DW_EXTERN uint32_t dw_mpa_mulpdu(uint32_t emss, int markers);
  */
 DW_EXTERN size_t dw_mpa_fpdu_len(uint32_t pos, size_t ulpdu_len, int markers);
 
+/**
+ * The "exact fill": the ULPDU length whose FPDU, starting at MPA position
+ * pos, is exactly emss octets on the wire: length field, ULPDU, no PAD,
+ * CRC and every marker that falls inside (MPA 6, 7.1). A stream of such
+ * FPDUs written back to back stays FPDU-aligned when TCP cuts it into
+ * segments of emss octets, as the kernel's TSO/GSO does (docs/DESIGN.md).
+ * It is MULPDU (7.3.1) or 4 (rarely 8) more, where fewer markers fall in
+ * this FPDU than MULPDU allows for. No exact fill exists, and the FPDU is
+ * shorter, in three cases: emss not a multiple of 4 (FPDUs are: it is emss
+ * rounded down to 4); a marker position at the FPDU's last four octets
+ * (that marker leads the next FPDU: it is 4 octets short, and the next
+ * FPDU starts at a marker); a ULPDU outside 128..64768 (7.3.1, 5.2: kept
+ * within).
+ */
+DW_EXTERN uint32_t dw_mpa_fill_len(uint32_t pos, uint32_t emss, int markers);
+
 /* ------------------------------------------------------------------ */
 /* Sender                                                              */
 /* ------------------------------------------------------------------ */
@@ -131,6 +147,16 @@ DW_EXTERN int dw_mpa_tx_set_emss(dw_mpa_tx *tx, uint32_t emss);
 
 /** Current MULPDU (MPA 7.3.1) for this sender's EMSS and marker setting. */
 DW_EXTERN uint32_t dw_mpa_tx_mulpdu(const dw_mpa_tx *tx);
+
+/**
+ * The exact-fill ULPDU length at this sender's position and EMSS
+ * (dw_mpa_fill_len()): a ULPDU of this length makes an FPDU of exactly
+ * EMSS octets, but for the cases named there. Changes with every FPDU.
+ */
+DW_EXTERN uint32_t dw_mpa_tx_fill_len(const dw_mpa_tx *tx);
+
+/** The EMSS this sender was last given (dw_mpa_tx_set_emss()). */
+DW_EXTERN uint32_t dw_mpa_tx_emss(const dw_mpa_tx *tx);
 
 /** MPA position (octets framed so far, mod 2^32) of the next FPDU. */
 DW_EXTERN uint32_t dw_mpa_tx_pos(const dw_mpa_tx *tx);

@@ -141,6 +141,38 @@ DW_EXTERN int dw_sock_send_pdu(dw_sock *s, const void *hdr, size_t hlen, const v
 DW_EXTERN int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n);
 
 /**
+ * Sends len octets of a byte stream as records that the transport sizes,
+ * for bulk data (blocking use). MPA: each record is the exact fill at the
+ * sender's position (dw_fr_tx_fill_len()), so every FPDU is EMSS octets,
+ * and many go to the kernel in one write (up to 256 KiB), which TSO/GSO
+ * cuts at multiples of EMSS: every segment begins with an FPDU
+ * (docs/DESIGN.md says why, and where the kernel cannot keep it). Each
+ * write ends a record (MSG_EOR), and so does each FPDU shorter than EMSS;
+ * EMSS is re-read before each write, so FPDUs follow a path-MTU change
+ * within one write. Meanwhile the socket is corked (TCP_CORK) so that a
+ * window-limited send is also cut at a multiple of EMSS; the call with
+ * more 0, and any other send, uncorks it. Where no FPDU can fill EMSS
+ * (EMSS not a multiple of 4, or above the largest FPDU) each record is its
+ * own message, as dw_sock_send(). IFT: records of up to 65535 octets
+ * written back to back (IFT has no alignment rule).
+ * With more non-zero, octets after the last whole fill record are not
+ * sent (give them again with what follows); with more 0 all are sent, the
+ * last record shorter. *nrec (may be NULL) receives the records sent.
+ * Returns the octets sent, or a DW_ERR_* (what was sent before is gone).
+ */
+DW_EXTERN ssize_t dw_sock_send_stream(dw_sock *s, const void *buf, size_t len, int more,
+                                      size_t *nrec);
+
+/**
+ * The exact-fill record size at this moment (dw_fr_tx_fill_len()) for a
+ * ULP that cuts its own records, such as the queue pair's seg_max
+ * callback (qp.h); 0 before MPA mode. dw_sock_send_pdu() then sends an
+ * FPDU of exactly EMSS without an end of record, so the kernel may put
+ * several in one GSO buffer.
+ */
+DW_EXTERN size_t dw_sock_fill_len(dw_sock *s);
+
+/**
  * Reads what the socket has (blocking unless the descriptor is
  * non-blocking) and feeds the receiver, which calls back; before
  * dw_sock_ready(), advances the start-up instead. Returns octets

@@ -81,6 +81,11 @@ size_t dw_fr_tx_max_pdu(const dw_fr_tx *tx)
     return tx->mpa ? dw_mpa_tx_mulpdu(tx->mpa) : DW_IFT_SIZE_MAX;
 }
 
+size_t dw_fr_tx_fill_len(const dw_fr_tx *tx)
+{
+    return tx->mpa ? dw_mpa_tx_fill_len(tx->mpa) : DW_IFT_SIZE_MAX;
+}
+
 size_t dw_fr_tx_frame_len(const dw_fr_tx *tx, size_t hlen, size_t plen)
 {
     if (!tx->mpa)

@@ -19,6 +19,7 @@
 #define IOV_CAP 1024u     /* IOV_MAX: one sendmsg at most */
 #define MSG_CAP 64u       /* aligned mode: FPDUs per sendmmsg */
 #define EMSS_REREAD 256u  /* sends between TCP_MAXSEG reads (path MTU) */
+#define STREAM_BATCH (256u << 10) /* dw_sock_send_stream: octets per write at most */
 
 struct dw_sock {
     int fd;
@@ -33,6 +34,7 @@ struct dw_sock {
     int starting;           /* waiting for the peer's start-up frame */
     int empty;              /* the peer sent an empty MPA record */
     int initiator;
+    int corked;             /* TCP_CORK set by dw_sock_send_stream */
     size_t have;            /* octets of that frame in rbuf so far */
     uint8_t peer_frame[DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX];
     struct iovec iov[IOV_CAP];
@@ -464,6 +466,17 @@ int dw_sock_accept(dw_sock **ps, int lfd, const dw_sock_opts *o, char *err,
     return setup(ps, fd, o, 0, err, errlen, &why);
 }
 
+/* TCP_CORK: while set, TCP sends no segment shorter than EMSS and cuts a
+ * buffer at the receive window's edge only at a multiple of EMSS
+ * (tcp_mss_split_point's Nagle branch); clearing it sends what waits. */
+static void set_cork(dw_sock *s, int on)
+{
+    if (s->corked == on)
+        return;
+    setsockopt(s->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on);
+    s->corked = on;
+}
+
 static void maybe_reread_emss(dw_sock *s)
 {
     if (++s->sends % EMSS_REREAD == 0)
@@ -521,6 +534,7 @@ int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n)
 {
     if (s->starting)
         return DW_ERR_STATE;
+    set_cork(s, 0); /* a record is sent now, not held */
     size_t cnt = 0, group = 0, k = 0;
     int packed = s->o.seg_mode == DW_MPA_SEG_PACKED;
     for (size_t i = 0; i < n; i++) {
@@ -559,12 +573,107 @@ int dw_sock_send_pdu(dw_sock *s, const void *hdr, size_t hlen, const void *paylo
 {
     if (s->starting)
         return DW_ERR_STATE;
+    set_cork(s, 0);
     maybe_reread_emss(s);
     dw_fr_frame_info fi;
     ssize_t f = dw_fr_tx_frame(s->tx, hdr, hlen, payload, plen, s->iov, IOV_CAP, &fi);
     if (f < 0)
         return (int)f;
-    return write_all(s->fd, s->iov, (int)fi.iovcnt, MSG_EOR, s->o.timeout_ms);
+    /* an FPDU of exactly EMSS may share a buffer with the next one: the
+     * kernel cuts buffers at multiples of EMSS (docs/DESIGN.md) */
+    int whole = s->o.framing == DW_FRAMING_MPA && (size_t)f == s->info.emss;
+    return write_all(s->fd, s->iov, (int)fi.iovcnt, whole ? 0 : MSG_EOR, s->o.timeout_ms);
+}
+
+/* ---- bulk: exact-fill FPDUs in large writes (docs/DESIGN.md) ---------- */
+
+/* Frames whole records of p[0..n) into s->iov for one write: exact-fill
+ * FPDUs back to back, up to STREAM_BATCH octets or IOV_CAP iovecs, ending
+ * after an FPDU shorter than EMSS (MPA 7.3: what follows starts a new
+ * segment). With more, a last piece shorter than the fill stays behind.
+ * Returns the octets of p framed; *cnt the iovecs. */
+static ssize_t stream_frame(dw_sock *s, const uint8_t *p, size_t n, int more, size_t *cnt,
+                            size_t *nrec)
+{
+    size_t at = 0, octets = 0, c = 0;
+    int mpa = s->o.framing == DW_FRAMING_MPA;
+    while (at < n && octets < STREAM_BATCH) {
+        size_t rec = dw_fr_tx_fill_len(s->tx);
+        if (n - at < rec && more)
+            break;
+        rec = n - at < rec ? n - at : rec;
+        size_t flen = dw_fr_tx_frame_len(s->tx, 0, rec);
+        if (c + 2 * (flen / DW_MPA_MARKER_INTERVAL + 2) + 4 > IOV_CAP)
+            break;
+        dw_fr_frame_info fi;
+        ssize_t f = dw_fr_tx_frame(s->tx, NULL, 0, p + at, rec, s->iov + c, IOV_CAP - c, &fi);
+        if (f < 0)
+            return f;
+        c += fi.iovcnt, at += rec, octets += (size_t)f, ++*nrec;
+        if (mpa && (size_t)f != s->info.emss)
+            break;
+    }
+    *cnt = c;
+    return (ssize_t)at;
+}
+
+/* MPA where no FPDU fills EMSS (EMSS not a multiple of 4, or beyond the
+ * largest FPDU): one record of the fill size, its own message (MSG_EOR). */
+static ssize_t stream_one(dw_sock *s, const uint8_t *p, size_t n, int more, size_t *nrec)
+{
+    size_t rec = dw_fr_tx_fill_len(s->tx);
+    if (n < rec && more)
+        return 0;
+    struct iovec v = {(void *)p, n < rec ? n : rec};
+    int rc = dw_sock_sendv(s, &v, 1);
+    ++*nrec;
+    return rc ? rc : (ssize_t)v.iov_len;
+}
+
+/* Whether FPDUs of the fill size are exactly EMSS octets here. */
+static int fills_exactly(dw_sock *s)
+{
+    size_t fill = dw_fr_tx_fill_len(s->tx);
+    return s->info.emss % 4 == 0 && dw_fr_tx_frame_len(s->tx, 0, fill) == s->info.emss;
+}
+
+ssize_t dw_sock_send_stream(dw_sock *s, const void *buf, size_t len, int more, size_t *nrec)
+{
+    const uint8_t *p = buf;
+    size_t at = 0, k = 0;
+    if (s->starting)
+        return DW_ERR_STATE;
+    while (at < len) {
+        read_emss(s); /* MPA 7.3.1: each write follows the path MTU */
+        int mpa = s->o.framing == DW_FRAMING_MPA, exact = mpa && fills_exactly(s);
+        ssize_t r;
+        size_t cnt = 0;
+        if (mpa && !exact) {
+            r = stream_one(s, p + at, len - at, more, &k);
+        } else {
+            /* corked, a window-limited send is cut at a multiple of EMSS */
+            set_cork(s, mpa);
+            r = stream_frame(s, p + at, len - at, more, &cnt, &k);
+            int rc = r > 0 ? write_all(s->fd, s->iov, (int)cnt, MSG_EOR, s->o.timeout_ms) : 0;
+            r = rc ? rc : r;
+        }
+        if (r <= 0) {
+            if (r < 0)
+                return r;
+            break;
+        }
+        at += (size_t)r;
+    }
+    if (!more)
+        set_cork(s, 0); /* the last, shorter FPDU leaves now */
+    if (nrec)
+        *nrec = k;
+    return (ssize_t)at;
+}
+
+size_t dw_sock_fill_len(dw_sock *s)
+{
+    return s->starting ? 0 : dw_fr_tx_fill_len(s->tx);
 }
 
 /* Immediate mode with markers: MPA's first four octets are a zero marker
@@ -666,6 +775,7 @@ ssize_t dw_sock_recv(dw_sock *s)
 
 int dw_sock_shutdown(dw_sock *s)
 {
+    set_cork(s, 0);
     return shutdown(s->fd, SHUT_WR) ? DW_ERR_IO : 0;
 }
 

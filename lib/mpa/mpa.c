@@ -18,6 +18,28 @@ uint32_t dw_mpa_mulpdu(uint32_t emss, int markers)
     return (uint32_t)m;
 }
 
+/*
+ * An FPDU of exactly E octets (E a multiple of 4) from position pos holds
+ * the markers at every multiple of 512 in [pos, pos + E) (MPA 7.1: one
+ * at the end position leads the next FPDU), so its content is E - 4m and
+ * its ULPDU E - 4m - 6, which needs no PAD (MPA 6) because E - 4m - 4 is
+ * a multiple of 4. Where a marker position is the last four octets of
+ * [pos, pos + E) it cannot be in this FPDU (it leads the next, 7.1): the
+ * same ULPDU then makes an FPDU of E - 4.
+ */
+uint32_t dw_mpa_fill_len(uint32_t pos, uint32_t emss, int markers)
+{
+    uint64_t e = emss & ~3u, m = 0, o = pos % DW_MPA_MARKER_INTERVAL;
+    if (markers && e)
+        m = o ? (o + e - 1) / DW_MPA_MARKER_INTERVAL
+              : (e - 1) / DW_MPA_MARKER_INTERVAL + 1;
+    uint64_t over = 6u + DW_MPA_MARKER_LEN * m;
+    uint64_t u = e > over ? e - over : 0;
+    if (u < DW_MPA_MULPDU_MIN) /* MPA 7.3.1-e: a tiny EMSS cannot be filled */
+        u = DW_MPA_MULPDU_MIN;
+    return u > DW_MPA_ULPDU_MAX ? DW_MPA_ULPDU_MAX : (uint32_t)u; /* MPA 5.2 */
+}
+
 size_t dw_mpa_fpdu_len(uint32_t pos, size_t ulpdu_len, int markers)
 {
     size_t content = dw_mpa_content_len(ulpdu_len);

@@ -84,6 +84,16 @@ uint32_t dw_mpa_tx_mulpdu(const dw_mpa_tx *tx)
     return tx->mulpdu;
 }
 
+uint32_t dw_mpa_tx_fill_len(const dw_mpa_tx *tx)
+{
+    return dw_mpa_fill_len(tx->pos, tx->emss, tx->set.markers);
+}
+
+uint32_t dw_mpa_tx_emss(const dw_mpa_tx *tx)
+{
+    return tx->emss;
+}
+
 uint32_t dw_mpa_tx_pos(const dw_mpa_tx *tx)
 {
     return tx->pos;

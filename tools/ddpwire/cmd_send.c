@@ -21,8 +21,11 @@ static void help(void)
     printf("usage: ddpwire send HOST:PORT [FILE|-] [--record-size N] [--records-out FILE]\n"
            "                    [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers] [--no-crc]\n"
            "                    [--pack] [--timeout MS]\n"
-           "Connects to an MPA listener and sends the input cut into records of at\n"
-           "most MULPDU octets (or N), then closes and waits for the peer to close.\n"
+           "Connects to an MPA listener and sends the input, then closes and waits for\n"
+           "the peer to close. Without --record-size the transport cuts the input: each\n"
+           "FPDU fills EMSS exactly (MULPDU or a few octets more), many per write, so\n"
+           "the kernel's TSO/GSO keeps every segment FPDU-aligned; --record-size N\n"
+           "sends records of N octets, each FPDU its own record (MSG_EOR).\n"
            "Records the peer sends meanwhile are verified and counted in the summary;\n"
            "--records-out writes them to FILE (- for stdout), each after its 2-octet\n"
            "big-endian length (as `listen --records`). When the peer breaks the\n"
@@ -172,7 +175,33 @@ static int open_out(const char *path)
     return fd;
 }
 
-/* Sends the input; the send failure (if any) in *se, the read's in *rx. */
+/* Sends buf[0..n) cut by the transport (exact-fill records, many per
+ * write), 256 KiB at a time, reading what the peer sent between them.
+ * With more, a last piece shorter than a record is kept: returns the
+ * octets sent, or a DW_ERR_*. */
+static ssize_t send_stream(dw_sock *s, sctx *c, const uint8_t *buf, size_t n, int more,
+                           int *se, int *rx, int *re)
+{
+    size_t at = 0;
+    while (at < n) {
+        size_t piece = n - at < BATCH_OCTETS ? n - at : BATCH_OCTETS;
+        int last = !more && at + piece == n;
+        ssize_t r = dw_sock_send_stream(s, buf + at, piece, !last, NULL);
+        if (r < 0) {
+            *se = errno;
+            return r;
+        }
+        at += (size_t)r;
+        if ((*rx = read_ready(s, c, re)))
+            return (ssize_t)at;
+        if (r == 0 && piece == n - at)
+            break; /* less than one record: wait for more input */
+    }
+    return (ssize_t)at;
+}
+
+/* Sends the input; the send failure (if any) in *se, the read's in *rx.
+ * rec 0: records cut by the transport (send_stream). */
 static int send_input(dw_sock *s, sctx *c, int in, size_t rec, uint64_t *total, int *se,
                       int *rx, int *re)
 {
@@ -189,8 +218,14 @@ static int send_input(dw_sock *s, sctx *c, int in, size_t rec, uint64_t *total, 
         }
         fill += (size_t)n;
         *total += (uint64_t)n;
-        size_t whole = n ? fill / rec * rec : fill; /* at EOF: the rest too */
-        rc = send_chunk(s, c, buf, whole, rec, se, rx, re);
+        size_t whole = !rec ? 0 : n ? fill / rec * rec : fill; /* at EOF: the rest too */
+        if (!rec) {
+            ssize_t r = send_stream(s, c, buf, fill, n != 0, se, rx, re);
+            rc = r < 0 ? (int)r : 0;
+            whole = r < 0 ? 0 : (size_t)r;
+        } else {
+            rc = send_chunk(s, c, buf, whole, rec, se, rx, re);
+        }
         memmove(buf, buf + whole, fill - whole);
         fill -= whole;
     }
@@ -254,7 +289,7 @@ int cmd_send(int argc, char **argv)
     }
     dw_sock_info info;
     dw_sock_get_info(s, &info);
-    size_t rec = rs ? (size_t)rs : info.mulpdu;
+    size_t rec = (size_t)rs; /* 0: the transport cuts (exact fill) */
     uint64_t total = 0;
     int se = 0, re = 0, rx = 0;
     rc = send_input(s, &c, in, rec, &total, &se, &rx, &re);
@@ -273,9 +308,10 @@ int cmd_send(int argc, char **argv)
         return 1;
     }
     fprintf(stderr,
-            "ddpwire send: %llu octets in records of up to %zu (EMSS %u, %s, markers %s), "
+            "ddpwire send: %llu octets in records of %s %zu (EMSS %u, %s, markers %s), "
             "%llu records (%llu octets) received\n",
-            (unsigned long long)total, rec, info.emss,
+            (unsigned long long)total, rec ? "up to" : "EMSS-filling FPDUs, MULPDU",
+            rec ? rec : (size_t)info.mulpdu, info.emss,
             o.startup == DW_SOCK_NEGOTIATE ? "negotiated" : "immediate",
             info.tx_markers ? "on" : "off", (unsigned long long)c.n,
             (unsigned long long)c.bytes);

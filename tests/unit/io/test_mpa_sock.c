@@ -405,6 +405,83 @@ static void test_partial_sends(void)
     }
 }
 
+/* dw_sock_send_stream: a byte stream cut by the transport. Over loopback
+ * with the listener's MSS lowered (so EMSS is a real MTU's), every record
+ * but the last is the exact fill at its position: its FPDU is EMSS octets;
+ * the octets arrive in order; with IFT the records are 65535 octets. */
+static size_t g_st_got, g_st_bad, g_st_recs, g_st_notfill, g_st_short4;
+static volatile uint32_t g_st_emss;
+static int g_st_markers;
+
+static int st_on_pdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *d, size_t len,
+                     uint64_t off, void *u)
+{
+    (void)rx, (void)hdr, (void)hlen, (void)u;
+    g_st_bad += memcmp(d, pool + g_st_got, len) != 0;
+    size_t want = g_framing[0] == DW_FRAMING_IFT
+                      ? DW_IFT_SIZE_MAX
+                      : dw_mpa_fill_len((uint32_t)off, g_st_emss, g_st_markers);
+    uint32_t end = (uint32_t)off + (uint32_t)dw_mpa_fpdu_len((uint32_t)off, len, g_st_markers);
+    g_st_notfill += len != want;
+    g_st_short4 += g_st_markers && len == want && end % 512 == 0 &&
+                   dw_mpa_fpdu_len((uint32_t)off, len, 1) == g_st_emss - 4;
+    g_st_got += len, g_st_recs++;
+    return 0;
+}
+
+static void stream_once(int markers, dw_framing f)
+{
+    side srv, cli;
+    char port[16], err[200];
+    memset(&srv, 0, sizeof srv);
+    memset(&cli, 0, sizeof cli);
+    opts(&srv.o, &srv, 0, markers, 0);
+    opts(&cli.o, &cli, 0, markers, 0);
+    srv.o.cb.on_pdu = st_on_pdu;
+    srv.o.framing = cli.o.framing = g_framing[0] = f;
+    g_st_got = g_st_bad = g_st_recs = g_st_notfill = 0;
+    g_st_markers = markers;
+    srv.lfd = listen_any("127.0.0.1", port);
+    int mss = 1460;
+    setsockopt(srv.lfd, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof mss);
+    pthread_t t;
+    pthread_create(&t, NULL, server, &srv);
+    dw_sock *c;
+    CHECK_EQ_U(dw_sock_connect(&c, "127.0.0.1", port, &cli.o, err, sizeof err), 0);
+    dw_sock_get_info(c, &cli.info);
+    g_st_emss = cli.info.emss;
+    CHECK(cli.info.emss <= 1460 && cli.info.emss % 4 == 0);
+    size_t len = sizeof pool - 777, at = 0, recs = 0, k, calls = 0;
+    while (at < len && calls++ < 100000) { /* pieces of varied sizes, the rest given again */
+        size_t n = len - at < 100000 ? len - at : 1 + (calls * 7919) % 100000;
+        int more = at + n < len;
+        ssize_t r = dw_sock_send_stream(c, pool + at, n, more, &k);
+        CHECK(r >= 0 && (size_t)r <= n && (more || (size_t)r == n));
+        at += r > 0 ? (size_t)r : 0, recs += k;
+        if (r < 0)
+            break;
+    }
+    dw_sock_shutdown(c);
+    while (dw_sock_recv(c) > 0)
+        ;
+    dw_sock_close(c);
+    pthread_join(t, NULL);
+    close(srv.lfd);
+    CHECK_EQ_U(g_st_got, len);
+    CHECK_EQ_U(g_st_bad, 0);
+    CHECK_EQ_U(g_st_recs, recs);
+    CHECK_EQ_U(g_st_notfill, 1); /* the last record only */
+    CHECK_EQ_U(srv.last, DW_ERR_CLOSED);
+}
+
+static void test_send_stream(void)
+{
+    stream_once(1, DW_FRAMING_MPA);
+    stream_once(0, DW_FRAMING_MPA);
+    stream_once(0, DW_FRAMING_IFT);
+    g_framing[0] = g_framing[1] = DW_FRAMING_MPA;
+}
+
 int main(void)
 {
     for (size_t i = 0; i < sizeof pool; i++)
@@ -418,5 +495,6 @@ int main(void)
     RUN(test_truncated);
     RUN(test_nonblocking);
     RUN(test_partial_sends);
+    RUN(test_send_stream);
     return dw_test_finish();
 }

@@ -215,6 +215,57 @@ static void test_mulpdu(void)
     }
 }
 
+/* The exact fill (dw_mpa_fill_len): an FPDU of exactly EMSS when EMSS is a
+ * multiple of 4 (EMSS rounded down to 4 otherwise), 4 octets less where a
+ * marker would be its last four (MPA 7.1: that marker leads the next one);
+ * MULPDU or up to two markers' room more; and a sender framing a
+ * stream of them produces FPDUs of EMSS octets, one after another. */
+static void test_fill_len(void)
+{
+    static const uint32_t starts[] = {0, 4, 508, 512, 1020, 0xFFFFFE00u, 0xFFFFFFFCu};
+    for (int mk = 0; mk < 2; mk++)
+        for (uint32_t e = 140; e <= 66000; e += e < 9100 ? 1 : 97)
+            for (uint32_t pos = 0; pos < 1024 + 7; pos += 4) {
+                uint32_t p = pos < 1024 ? pos : starts[pos - 1024];
+                uint32_t u = dw_mpa_fill_len(p, e, mk);
+                size_t f = dw_mpa_fpdu_len(p, u, mk);
+                uint32_t m = dw_mpa_mulpdu(e, mk);
+                if (u == DW_MPA_ULPDU_MAX || u == DW_MPA_MULPDU_MIN)
+                    CHECK(f <= e || u == DW_MPA_MULPDU_MIN);
+                else if (mk && (p + (e & ~3u) - 4) % 512 == 0)
+                    CHECK_EQ_U(f, (e & ~3u) - 4); /* a marker cannot end it */
+                else
+                    CHECK_EQ_U(f, e & ~3u);
+                CHECK(u >= m && u <= m + 8u * (unsigned)mk);
+            }
+    for (int mk = 0; mk < 2; mk++) {
+        static const uint32_t emss[] = {1448, 1460, 8948, 536, 1428};
+        for (size_t k = 0; k < sizeof emss / sizeof emss[0]; k++) {
+            dw_mpa_tx_settings ts;
+            dw_mpa_tx_settings_default(&ts);
+            ts.markers = mk;
+            ts.emss = emss[k];
+            dw_mpa_tx *tx;
+            CHECK_EQ_U(dw_mpa_tx_new(&tx, &ts), 0);
+            static uint8_t buf[DW_MPA_ULPDU_MAX];
+            struct iovec iov[DW_MPA_FPDU_IOV_MAX];
+            int exact = 0;
+            for (int i = 0; i < 2000; i++) {
+                uint32_t at = dw_mpa_tx_pos(tx), u = dw_mpa_tx_fill_len(tx);
+                dw_mpa_fpdu_info info;
+                ssize_t n = dw_mpa_tx_frame(tx, buf, u, iov, DW_MPA_FPDU_IOV_MAX, &info);
+                int short4 = mk && (at + emss[k] - 4) % 512 == 0;
+                CHECK_EQ_U(n, emss[k] - (short4 ? 4 : 0));
+                CHECK_EQ_U(dw_mpa_tx_pos(tx) - at, (uint32_t)n);
+                exact += !short4;
+            }
+            CHECK(exact >= 1900); /* the short ones are rare */
+            CHECK_EQ_U(dw_mpa_tx_emss(tx), emss[k]);
+            dw_mpa_tx_del(tx);
+        }
+    }
+}
+
 static void test_refusals(void)
 {
     dw_mpa_tx *tx;
@@ -241,6 +292,7 @@ int main(void)
     RUN(test_figure6_tx);
     RUN(test_figures_rx);
     RUN(test_mulpdu);
+    RUN(test_fill_len);
     RUN(test_refusals);
     return dw_test_finish();
 }
