@@ -15,6 +15,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "io/tcp_info.h"
+
 #define RBUF 65536u
 #define IOV_CAP 1024u     /* IOV_MAX: one sendmsg at most */
 #define MSG_CAP 64u       /* aligned mode: FPDUs per sendmmsg */
@@ -588,32 +590,42 @@ int dw_sock_send_pdu(dw_sock *s, const void *hdr, size_t hlen, const void *paylo
 /* ---- bulk: exact-fill FPDUs in large writes (docs/DESIGN.md) ---------- */
 
 /* Frames whole records of p[0..n) into s->iov for one write: exact-fill
- * FPDUs back to back, up to STREAM_BATCH octets or IOV_CAP iovecs, ending
- * after an FPDU shorter than EMSS (MPA 7.3: what follows starts a new
- * segment). With more, a last piece shorter than the fill stays behind.
- * Returns the octets of p framed; *cnt the iovecs. */
-static ssize_t stream_frame(dw_sock *s, const uint8_t *p, size_t n, int more, size_t *cnt,
-                            size_t *nrec)
+ * FPDUs back to back, up to cap octets (at least one FPDU), STREAM_BATCH or
+ * IOV_CAP iovecs, ending after an FPDU shorter than EMSS (MPA 7.3: what
+ * follows starts a new segment). With more, a last piece shorter than the
+ * fill stays behind. With nmsg, each FPDU is its own message (at most
+ * MSG_CAP) for flush_aligned. Returns the octets of p framed; *cnt the
+ * iovecs. */
+static ssize_t stream_frame(dw_sock *s, const uint8_t *p, size_t n, int more, size_t cap,
+                            size_t *cnt, size_t *nrec, size_t *nmsg)
 {
-    size_t at = 0, octets = 0, c = 0;
+    size_t at = 0, octets = 0, c = 0, k = 0;
     int mpa = s->o.framing == DW_FRAMING_MPA;
-    while (at < n && octets < STREAM_BATCH) {
+    while (at < n && octets < STREAM_BATCH && (!nmsg || k < MSG_CAP)) {
         size_t rec = dw_fr_tx_fill_len(s->tx);
         if (n - at < rec && more)
             break;
         rec = n - at < rec ? n - at : rec;
         size_t flen = dw_fr_tx_frame_len(s->tx, 0, rec);
-        if (c + 2 * (flen / DW_MPA_MARKER_INTERVAL + 2) + 4 > IOV_CAP)
+        if (c + 2 * (flen / DW_MPA_MARKER_INTERVAL + 2) + 4 > IOV_CAP ||
+            (octets && !nmsg && octets + flen > cap))
             break;
         dw_fr_frame_info fi;
         ssize_t f = dw_fr_tx_frame(s->tx, NULL, 0, p + at, rec, s->iov + c, IOV_CAP - c, &fi);
         if (f < 0)
             return f;
+        if (nmsg) { /* each FPDU its own message and buffer */
+            s->msgs[k] = (struct mmsghdr){.msg_hdr = {.msg_iov = s->iov + c,
+                                                      .msg_iovlen = fi.iovcnt}};
+            s->msg_bytes[k++] = (size_t)f;
+        }
         c += fi.iovcnt, at += rec, octets += (size_t)f, ++*nrec;
         if (mpa && (size_t)f != s->info.emss)
             break;
     }
     *cnt = c;
+    if (nmsg)
+        *nmsg = k;
     return (ssize_t)at;
 }
 
@@ -651,10 +663,22 @@ ssize_t dw_sock_send_stream(dw_sock *s, const void *buf, size_t len, int more, s
         if (mpa && !exact) {
             r = stream_one(s, p + at, len - at, more, &k);
         } else {
-            /* corked, a window-limited send is cut at a multiple of EMSS */
+            /*
+             * Corked, a send held back by the congestion window is cut at
+             * a multiple of EMSS. The peer's receive window ends anywhere:
+             * a buffer that reaches past its right edge may be cut there
+             * when the kernel pushes (TCP_NAGLE_PUSH, whatever TCP_CORK
+             * says). So only what fits inside the window goes in one large
+             * buffer; beyond it each FPDU is a buffer of its own, which
+             * the kernel sends whole or not at all (docs/DESIGN.md).
+             */
             set_cork(s, mpa);
-            r = stream_frame(s, p + at, len - at, more, &cnt, &k);
-            int rc = r > 0 ? write_all(s->fd, s->iov, (int)cnt, MSG_EOR, s->o.timeout_ms) : 0;
+            size_t nmsg = 0, room = mpa ? dw_io_window_room(s->fd) : SIZE_MAX;
+            int one = room < s->info.emss;
+            r = stream_frame(s, p + at, len - at, more, room, &cnt, &k, one ? &nmsg : NULL);
+            int rc = r <= 0 ? 0
+                     : one  ? flush_aligned(s, nmsg)
+                            : write_all(s->fd, s->iov, (int)cnt, MSG_EOR, s->o.timeout_ms);
             r = rc ? rc : r;
         }
         if (r <= 0) {

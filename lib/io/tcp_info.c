@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* TCP_INFO fields newer than the C library's struct tcp_info. */
+#include <linux/sockios.h>
+#include <linux/tcp.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include "io/tcp_info.h"
+
+size_t dw_io_window_room(int fd)
+{
+    int outq = 0;
+    struct tcp_info ti = {0};
+    socklen_t l = sizeof ti;
+    if (ioctl(fd, SIOCOUTQ, &outq) != 0 || outq < 0 ||
+        getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l) != 0 ||
+        l < offsetof(struct tcp_info, tcpi_snd_wnd) + sizeof ti.tcpi_snd_wnd)
+        return SIZE_MAX;
+    return ti.tcpi_snd_wnd > (unsigned)outq ? ti.tcpi_snd_wnd - (unsigned)outq : 0;
+}

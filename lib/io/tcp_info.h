@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* What the socket adapter reads from TCP_INFO (the kernel's struct, newer
+ * than the C library's: lib/io/tcp_info.c includes <linux/tcp.h> alone). */
+#ifndef DW_IO_TCP_INFO_H
+#define DW_IO_TCP_INFO_H
+
+#include <stddef.h>
+
+/* Octets the peer's advertised receive window still admits beyond all
+ * that is queued on the socket (sent or not): the right edge of the
+ * window (snd_una + tcpi_snd_wnd, Linux 6.2) minus the end of the send
+ * queue (SIOCOUTQ), 0 when the queue already reaches past it. Read queue
+ * first, window second, so an ACK in between can only make the answer
+ * smaller. SIZE_MAX where the kernel does not say. */
+size_t dw_io_window_room(int fd);
+
+#endif
