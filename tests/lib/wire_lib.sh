@@ -36,11 +36,13 @@ need() {
 
 # cap_start FILE IFACE FILTER [command prefix, e.g. ip netns exec NS]:
 # tcpdump writing every packet at once (-U, --immediate-mode, big buffer),
-# ready when it says it is listening.
+# ready when it says it is listening. CAP_SNAP (default 0: whole frames of
+# any size) sets the snap length: in immediate mode each slot of the kernel
+# ring is that long, so a fast stream needs it near the frame size.
 cap_start() {
   local file=$1 ifc=$2 filt=$3
   shift 3
-  "$@" tcpdump -i "$ifc" -U --immediate-mode -B 65536 -s 0 -Z root -w "$file" "$filt" \
+  "$@" tcpdump -i "$ifc" -U --immediate-mode -B 65536 -s "${CAP_SNAP:-0}" -Z root -w "$file" "$filt" \
     2> "$file.err" &
   CAP_PID=$!
   for _ in $(seq 100); do

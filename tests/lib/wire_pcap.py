@@ -39,6 +39,21 @@ connection to that port in the capture):
                                   verdicts and ULPDU lengths of the decoded
                                   FPDUs before the break (head_*: head_bad_fpdus
                                   are MPA positions) and after it (tail_*)
+  fill     PCAP DPORT MARKERS CRC EMSS [T EMSS2]
+                                  the exact-fill check (tests/wire/wire_gso.sh):
+                                  walks the FPDUs of the client->server stream
+                                  (MPA from the octet after the SYN), verifies
+                                  every CRC (its own CRC32c, CRC field least
+                                  significant octet first; CRC 0: the field must
+                                  be 0) and every marker's FPDUPTR (either
+                                  reading), and for each data segment, first
+                                  copies and retransmissions apart (a segment
+                                  starting where one already did, or inside
+                                  octets already seen), whether it begins with
+                                  an FPDU; FPDUs of exactly EMSS octets counted.
+                                  With T (capture time, seconds) and EMSS2: the
+                                  same for segments before T, after T, and after
+                                  the first FPDU of EMSS2 octets (resized)
   align    PCAP DPORT SKIP MARKERS
                                   for every client->server data segment: does
                                   it begin at an FPDU start, does it end at an
@@ -49,6 +64,9 @@ connection to that port in the capture):
 import struct
 import json
 import sys
+
+
+FRAME_TS = {}  # frame number -> capture time (seconds; pcap microseconds)
 
 
 def read_pcap(path):
@@ -69,6 +87,8 @@ def read_pcap(path):
     off, n = 24, 0
     out = []
     while off + 16 <= len(data):
+        sec, usec = struct.unpack(e + 'II', data[off:off + 8])
+        FRAME_TS[n + 1] = sec + usec / 1e6
         incl, orig = struct.unpack(e + 'II', data[off + 8:off + 16])
         pkt_off = off + 16
         pkt = data[pkt_off:pkt_off + incl]
@@ -302,6 +322,98 @@ def cmd_align(a):
     if len(bad) > 20:
         print('misaligned: ... %d more' % (len(bad) - 20))
 
+def crc32c_table():
+    t = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        t.append(c)
+    return t
+
+
+CRC_T = crc32c_table()
+
+
+def crc32c(b):
+    """CRC32c (Castagnoli, reflected, init and final xor all ones)."""
+    c = 0xFFFFFFFF
+    t = CRC_T
+    for x in b:
+        c = t[(c ^ x) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+def check_fpdu(stream, s, e, markers, crc_on):
+    """(crc_ok, markers_ok) of the FPDU stream[s:e] at MPA position s."""
+    mk_ok = True
+    if markers:
+        first = s if s % 512 == 0 else s + 512 - s % 512
+        for m in range(first, e, 512):
+            word = stream[m:m + 4]
+            ptr = word[2] << 8 | word[3]
+            want = (m - s, m - s - 4) if s % 512 == 0 and m > s else (m - s,)
+            if word[:2] != b'\0\0' or (m > s and ptr not in want) or (m == s and ptr):
+                mk_ok = False
+    field = stream[e - 4:e]
+    if not crc_on:
+        return field == b'\0\0\0\0', mk_ok
+    return struct.unpack('<I', field)[0] == crc32c(stream[s:e - 4]), mk_ok
+
+
+def fill_counts(segs, starts, pred):
+    """first copies, aligned first copies, retransmissions, aligned ones,
+    for the segments where pred(frame, offset) holds."""
+    seen, hi = set(), 0
+    out = [0, 0, 0, 0]
+    for (n, so, pl, _) in segs:
+        again = so in seen or so < hi
+        seen.add(so)
+        hi = max(hi, so + len(pl))
+        if not pred(n, so):
+            continue
+        k = 2 if again else 0
+        out[k] += 1
+        out[k + 1] += so in starts
+    return out
+
+
+def cmd_fill(a):
+    _, segs = client_segments(a[0], int(a[1]))
+    markers, crc_on, emss = a[2] == '1', a[3] == '1', int(a[4])
+    stream = reassemble(segs)
+    fpdus = walk(stream, markers)
+    starts = {s for (s, e, l) in fpdus}
+    bad_crc = bad_mk = exact = 0
+    for (s, e, l) in fpdus:
+        c, m = check_fpdu(stream, s, e, markers, crc_on)
+        bad_crc += not c
+        bad_mk += not m
+        exact += e - s == emss
+    print('fpdus=%d' % len(fpdus))
+    print('fpdus_emss=%d' % exact)
+    print('crc_bad=%d' % bad_crc)
+    print('marker_bad=%d' % bad_mk)
+    print('octets=%d' % len(stream))
+    print('max_len=%d' % max(len(pl) for (_, _, pl, _) in segs))
+    phases = [('', lambda n, so: True)]
+    if len(a) > 6:
+        t, emss2 = float(a[5]), int(a[6])
+        resized = next((s for (s, e, l) in fpdus if e - s == emss2), len(stream))
+        print('resized_at=%d' % resized)
+        print('fpdus_emss2=%d' % sum(1 for (s, e, l) in fpdus if e - s == emss2))
+        phases += [('before_', lambda n, so: FRAME_TS[n] < t),
+                   ('after_', lambda n, so: FRAME_TS[n] >= t),
+                   ('resized_', lambda n, so: so >= resized)]
+    for (name, pred) in phases:
+        f, fa, r, ra = fill_counts(segs, starts, pred)
+        print('%ssegments=%d' % (name, f))
+        print('%saligned=%d' % (name, fa))
+        print('%sretrans=%d' % (name, r))
+        print('%sretrans_aligned=%d' % (name, ra))
+        print('%sshare=%.4f' % (name, fa / f if f else 0))
+
+
 
 def parse_tshark_v(path):
     """MPA PDUs in `tshark -V -O iwarp_mpa` text, in order: [frame, source
@@ -431,7 +543,8 @@ def cmd_dumpsum(a):
 
 def main():
     cmds = {'dumpsum': cmd_dumpsum, 'tshark': cmd_tshark, 'records': cmd_records, 'followhex': cmd_followhex, 'startup': cmd_startup,
-            'walk': cmd_walk, 'flip': cmd_flip, 'align': cmd_align}
+            'walk': cmd_walk, 'flip': cmd_flip, 'align': cmd_align,
+            'fill': cmd_fill}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         sys.exit(__doc__)
     cmds[sys.argv[1]](sys.argv[2:])
