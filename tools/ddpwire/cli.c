@@ -366,6 +366,12 @@ int cli_hostport(const char *s, char *host, size_t hcap, char *port, size_t pcap
     const char *p = colon ? colon + 1 : s;
     if (!*p || strlen(p) >= pcap)
         return -1;
+    char *end;
+    unsigned long v = strtoul(p, &end, 10);
+    if (*end || v > 65535 || p[0] == '-' || p[0] == '+') {
+        fprintf(stderr, "%s: port '%s' is not a number from 0 to 65535\n", cli_prog, p);
+        return -1;
+    }
     strcpy(port, p);
     return 0;
 }
