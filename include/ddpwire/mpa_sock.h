@@ -72,6 +72,12 @@ typedef struct dw_sock_opts {
      *  verified records, errors in the framing's own codes. */
     dw_fr_rx_callbacks cb;
     void *user_data;
+    /** Connect: the local address to connect from (NULL: any), as
+     *  rping -I. */
+    const char *bind_host;
+    /** IP type of service / IPv6 traffic class for the connection's
+     *  packets, 0..255 (-1: the system's default), as rping -t. */
+    int tos;
 } dw_sock_opts;
 
 /** Defaults: immediate, markers and CRC, aligned, 10 s timeout. */

@@ -53,6 +53,7 @@ void dw_sock_opts_default(dw_sock_opts *o)
     o->rev = 1;
     o->enhanced = 1;
     o->ird = o->ord = 1;
+    o->tos = -1;
 }
 
 static int say(char *err, size_t n, int rc, const char *fmt, const char *what)
@@ -386,6 +387,29 @@ static struct addrinfo *resolve(const char *host, const char *port, int passive,
     return res;
 }
 
+/* The source address (bind_host) and type of service of a new socket. */
+static int prepare(int fd, int family, const dw_sock_opts *o)
+{
+    if (o->tos >= 0) {
+        int v = o->tos;
+        if (family == AF_INET6 ? setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &v, sizeof v)
+                               : setsockopt(fd, IPPROTO_IP, IP_TOS, &v, sizeof v))
+            return -1;
+    }
+    if (!o->bind_host)
+        return 0;
+    struct addrinfo hints = {0}, *b = NULL;
+    hints.ai_family = family;
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(o->bind_host, NULL, &hints, &b) || !b) {
+        errno = EADDRNOTAVAIL;
+        return -1;
+    }
+    int rc = bind(fd, b->ai_addr, b->ai_addrlen);
+    freeaddrinfo(b);
+    return rc;
+}
+
 static int connect_once(dw_sock **ps, const char *host, const char *port,
                         const dw_sock_opts *o, char *err, size_t errlen,
                         dw_mpa_nego_reason *why)
@@ -396,7 +420,7 @@ static int connect_once(dw_sock **ps, const char *host, const char *port,
         return DW_ERR_IO;
     for (a = res; a && fd < 0; a = a->ai_next) {
         fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-        if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) != 0)
+        if (fd >= 0 && (prepare(fd, a->ai_family, o) || connect(fd, a->ai_addr, a->ai_addrlen)))
             fd = close_keep_errno(fd);
     }
     freeaddrinfo(res);
