@@ -327,6 +327,16 @@ static int framing(void *out, const char *name, const char *v)
     return 0;
 }
 
+int cli_sock_valid(const char *prog, const dw_sock_opts *o)
+{
+    if (o->framing == DW_FRAMING_IFT && o->startup == DW_SOCK_NEGOTIATE) {
+        fprintf(stderr, "%s: --framing ift has no negotiated start-up (use --startup "
+                        "immediate)\n", prog);
+        return 2;
+    }
+    return CLI_GO;
+}
+
 int cli_sock_option(void *sock_opts, int argc, char **argv, int *i)
 {
     dw_sock_opts *o = sock_opts;

@@ -35,6 +35,8 @@ int cmd_analyze(int argc, char **argv)
         help(stdout);
         return 0;
     }
+    if (!strcmp(argv[1], "--version"))
+        return cli_version("ddpwire analyze");
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
         if (!strcmp(argv[1], modes[i].name))
             return modes[i].run(argc - 1, argv + 1);
