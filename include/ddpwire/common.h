@@ -26,12 +26,11 @@ extern "C" {
 #define DW_EXTERN
 #endif
 
-#define DW_VERSION_MAJOR 0
-#define DW_VERSION_MINOR 1
-#define DW_VERSION_PATCH 0
-#define DW_VERSION_STRING "0.1.0"
+/* DW_VERSION_MAJOR, _MINOR, _PATCH and _STRING, from CMake's
+ * project(VERSION) (generated into the build tree, installed beside this). */
+#include <ddpwire/version.h>
 
-/** Returns the library's version string, e.g. "0.1.0". */
+/** Returns the linked library's version string, e.g. "0.1.0". */
 DW_EXTERN const char *dw_version(void);
 
 /*
