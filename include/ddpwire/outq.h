@@ -8,7 +8,10 @@
  * Ownership: dw_outq_push() copies the frame's octets; the caller's
  * buffers are free again as soon as it returns. The iovecs of
  * dw_outq_peek() point into the queue and stay valid until the next
- * dw_outq_push(), dw_outq_consume() or dw_outq_del().
+ * dw_outq_push() or dw_outq_del(); dw_outq_consume() frees only chunks
+ * wholly before the new first octet, so the iovecs of the octets still
+ * queued stay valid across it (a transport may send frame after frame of
+ * one peek, giving each up as it goes).
  *
  * Boundaries are kept, so a transport can send each frame as its own
  * record (MSG_EOR: MPA's one FPDU per segment) or group whole frames.
