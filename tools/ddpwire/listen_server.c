@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@ typedef struct conn {
     size_t held_len;
     dw_fr_error err;          /* the protocol error reported, if any */
     int has_err;
+    int send_err, send_errno; /* an echo's send failed (not for room) */
 } conn;
 
 typedef struct server {
@@ -192,13 +194,18 @@ static int on_pdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *
     server *v = c->v;
     (void)rx, (void)hdr, (void)hlen, (void)off;
     v->recs++, v->in += len;
+    int rc = v->so.echo ? dw_sock_send(c->s, d, len) : 0;
     if (!v->so.echo)
         write_record(v->so.records, d, len);
-    else if (dw_sock_send(c->s, d, len) == 0)
+    else if (rc == 0)
         v->out += len;
+    else if (rc != DW_ERR_AGAIN)
+        c->send_err = rc, c->send_errno = errno; /* the connection broke: stop */
     else if ((c->held = malloc(len ? len : 1))) /* no room: keep it, read no more */
         memcpy(c->held, d, len), c->held_len = len;
-    return c->held || ++c->turn_recs >= v->so.turn_records;
+    else
+        c->send_err = DW_ERR_NOMEM;
+    return c->held || c->send_err || ++c->turn_recs >= v->so.turn_records;
 }
 
 static void on_error(dw_fr_rx *rx, const dw_fr_error *e, void *u)
@@ -226,6 +233,13 @@ static void do_read(conn *c, int64_t t)
     }
     if (!q0 && dw_sock_queued(c->s))
         c->t_out = t; /* the queue's clock starts with its first octet */
+    if (c->send_err) {
+        int e = c->send_errno;
+        enum fail k = c->send_err == DW_ERR_NOMEM              ? F_NOMEM
+                      : e == ECONNRESET || e == EPIPE ? F_RESET
+                                                               : F_IO;
+        return conn_fail(c, k, c->send_err);
+    }
     if (r < 0 && r != DW_ERR_AGAIN)
         recv_ended(c, r);
     if (c->dead)
@@ -242,12 +256,17 @@ static void do_flush(conn *c, int64_t t)
     int rc = dw_sock_flush(c->s);
     if (rc && rc != DW_ERR_AGAIN)
         return conn_fail(c, F_IO, rc);
-    if (dw_sock_queued(c->s) < before || !before)
-        c->t_out = t, c->t_active = t;
-    if (c->held && dw_sock_send(c->s, c->held, c->held_len) == 0) {
+    if (dw_sock_queued(c->s) < before)
+        c->t_out = t, c->t_active = t; /* the peer takes our octets */
+    rc = c->held ? dw_sock_send(c->s, c->held, c->held_len) : DW_ERR_AGAIN;
+    if (rc && rc != DW_ERR_AGAIN)
+        return conn_fail(c, F_IO, rc);
+    if (!rc) {
         c->v->out += c->held_len;
         free(c->held);
         c->held = NULL;
+        if (!before)
+            c->t_out = t; /* the queue's clock starts with its first octet */
     }
     if (c->closing && !dw_sock_queued(c->s) && !(dw_sock_want(c->s) & DW_SOCK_WANT_WRITE))
         conn_close(c);
@@ -438,7 +457,10 @@ int serve_many(int lfd, const dw_sock_opts *base, const srv_opts *so)
             sweep(&v, t);
             last_sweep = t;
         }
+        int emptied = v.grave && !v.open;
         bury(&v);
+        if (emptied) /* the last connection gone: give the memory back (glibc) */
+            malloc_trim(0);
         accept_interest(&v, t);
     }
     summary(&v);
