@@ -3,6 +3,8 @@
 #include <ddpwire/mpa_sock.h>
 
 #include <errno.h>
+#include <netdb.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -25,6 +27,7 @@ static void help(void)
            "       ddpwire listen [ADDR:]PORT --keep-open [--echo] [--max-conns N] [--out-limit N]\n"
            "                      [--startup-timeout MS] [--frame-timeout MS] [--idle-timeout MS]\n"
            "                      [--stall-timeout MS] [--rbuf N] [--turn-records N] [--show N]\n"
+           "                      [--reuseport]\n"
            "Accepts an MPA connection and writes each verified record's payload to\n"
            "stdout (with --records: a 2-octet big-endian length before each). Exits\n"
            "when the first connection ends. Both ends must be given the same\n"
@@ -49,6 +52,7 @@ static void help(void)
            "taken); --timeout MS sets the first two. Memory per connection: --rbuf\n"
            "octets read at once (8192); a record longer than a read is assembled in a\n"
            "buffer allocated for it. The first --show failures (10) are described.\n"
+           "--reuseport lets several listeners share the port (SO_REUSEPORT).\n"
            "Exit status: 0 when the connection ended cleanly (--keep-open: on the\n"
            "signal), 1 on a failure, 2 on a usage error.\n");
 }
@@ -198,6 +202,31 @@ static int serve(int lfd, dw_sock_opts *o, ctx *c)
     return 1;
 }
 
+/* --reuseport: several listeners on one port (SO_REUSEPORT), the kernel
+ * spreading connections over them: more connections than one process's
+ * descriptor limit allows. */
+static int listen_shared(int *pfd, const char *host, const char *port)
+{
+    struct addrinfo hints = {0}, *res;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    if (getaddrinfo(host, port, &hints, &res))
+        return errno = EINVAL, -1;
+    int one = 1, fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) ||
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
+        bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 4096)) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        freeaddrinfo(res);
+        return errno = e, -1;
+    }
+    freeaddrinfo(res);
+    *pfd = fd;
+    return 0;
+}
+
 /* The --keep-open options and their defaults. */
 typedef struct keep_args {
     srv_opts so;
@@ -224,7 +253,7 @@ int cmd_listen(int argc, char **argv)
 {
     dw_sock_opts o;
     ctx c = {0};
-    int keep = 0, records = 0, echo = 0;
+    int keep = 0, records = 0, echo = 0, reuse = 0;
     keep_args k = {{0, 0, 1000000, 10000, 10000, 0, 30000, 64, 4, 10}, 262144, 8192, -1, -1};
     const char *where = NULL;
     dw_sock_opts_default(&o);
@@ -233,6 +262,7 @@ int cmd_listen(int argc, char **argv)
         CLI_FLAG("--keep-open", &keep),
         CLI_FLAG("--records", &records),
         CLI_FLAG("--echo", &echo),
+        CLI_FLAG("--reuseport", &reuse),
         CLI_U64("--max-conns", &k.so.max_conns, 1, 10000000),
         CLI_U64("--out-limit", &k.out_limit, 1, 1u << 30),
         CLI_U64("--rbuf", &k.rbuf, 1024, 1u << 24),
@@ -256,7 +286,10 @@ int cmd_listen(int argc, char **argv)
         return 2;
     }
     int lfd;
-    if (dw_sock_listen(&lfd, host[0] ? host : NULL, port, err, sizeof err)) {
+    if (reuse ? listen_shared(&lfd, host[0] ? host : NULL, port)
+              : dw_sock_listen(&lfd, host[0] ? host : NULL, port, err, sizeof err)) {
+        if (reuse)
+            snprintf(err, sizeof err, "listen: %s", strerror(errno));
         fprintf(stderr, "ddpwire listen: %s\n", err);
         return 1;
     }

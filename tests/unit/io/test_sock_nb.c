@@ -143,6 +143,8 @@ static void client(const char *port, peer *c, size_t *agains)
     dw_sock *s;
     CHECK_EQ_U(dw_sock_connect(&s, "127.0.0.1", port, &c->o, NULL, 0), 0);
     CHECK(!dw_sock_ready(s) || c->o.startup == DW_SOCK_IMMEDIATE);
+    if (c->o.startup == DW_SOCK_NEGOTIATE) /* no FPDU before the peer's reply */
+        CHECK_EQ_U(dw_sock_send(s, pool, 10), DW_ERR_STATE);
     for (int k = 0; k < 5000 && !dw_sock_ready(s); k++)
         CHECK_EQ_U(turn(s, 1000, c), 0);
     CHECK(dw_sock_ready(s));
