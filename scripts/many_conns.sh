@@ -36,7 +36,7 @@ sleep 0.5
 rss_sum() { local s=0 p; for p in "${lps[@]}"; do s=$((s + $(awk '/VmRSS/ {print $2}' /proc/$p/status))); done; echo $s; }
 fd_sum() { local s=0 p; for p in "${lps[@]}"; do s=$((s + $(ls /proc/$p/fd | wc -l))); done; echo $s; }
 base=$(rss_sum)
-t0=$(date +%s.%N)
+t0=$(date +%s%N)
 lds=()
 for i in $(seq $P); do
   n=$(( i < P ? N / P : N - (P - 1) * (N / P) ))
@@ -53,7 +53,7 @@ while :; do
     grep -q holding "$T/load.$i" && holding=$((holding + 1))
   done
   if [ "$holding" = "$P" ] && [ "$idle" = 0 ]; then
-    t1=$(date +%s.%N)
+    t1=$(date +%s%N)
     sleep 2 # every echo verified on every connection: sample the idle listeners
     idle=$(rss_sum) fds=$(fd_sum)
   fi
@@ -65,7 +65,7 @@ for i in $(seq $P); do wait "${lds[$((i - 1))]}" || rc=1; done
 for i in $(seq $P); do echo "load $i: $(tr '\n' ' ' < "$T/load.$i")"; done
 kill -TERM "${lps[@]}"; for p in "${lps[@]}"; do wait "$p"; done
 for i in $(seq $P); do echo "listener $i: $(grep summary "$T/lerr.$i")"; grep -v summary "$T/lerr.$i" | head -3; done
-echo "$N connections over $P listener(s): all open with every echo verified after $(echo "${t1:-0} - $t0" | bc) s"
+echo "$N connections over $P listener(s): all open with every echo verified after $(( (${t1:-$t0} - t0) / 1000000 )) ms"
 echo "listeners: RSS ${base} KB before, ${idle} KB with $N idle connections (${fds:-?} descriptors)"
 [ "$idle" != 0 ] && echo "per idle connection: $(( (idle - base) * 1024 / N )) octets resident"
 exit $rc
