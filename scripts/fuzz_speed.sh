@@ -11,13 +11,15 @@ set -u
 old=$1 new=$2 t=$3 corpus=$4 secs=${5:-60} reps=${6:-3}
 shift $(( $# < 6 ? $# : 6 ))
 cpu=${CPU:-0}
-run() { # BIN: one run; prints execs/CPU-second
-  local w; w=$(mktemp -d)
+run() { # BIN [FLAGS...]: one run; prints execs/CPU-second
+  local bin=$1 w
+  shift
+  w=$(mktemp -d)
   cp "$corpus"/* "$w"/
-  /usr/bin/time -f "%U %S" -o "$w.t" taskset -c "$cpu" "$1" -max_total_time="$secs" -seed=7 \
+  /usr/bin/time -f "%U %S" -o "$w.t" taskset -c "$cpu" "$bin" -max_total_time="$secs" -seed=7 \
     -print_final_stats=1 "$@" "$w" > "$w.log" 2>&1
   local n; n=$(awk '/stat::number_of_executed_units/ {print $2}' "$w.log")
-  awk -v n="$n" '{printf "%.0f\n", n / ($1 + $2)}' "$w.t"
+  tail -1 "$w.t" | awk -v n="$n" '{printf "%.0f\n", n / ($1 + $2)}'
   rm -rf "$w" "$w.t" "$w.log"
 }
 declare -A r

@@ -10,6 +10,8 @@
 # its deadline (+1.5 s: the 100 ms sweep, a busy machine); once the peers
 # are gone the listener's descriptors are back to the baseline and its
 # resident memory within 1 MiB of it; the summary counts the failures.
+# DW_SOAK_SANITIZED=1 (ctest in a sanitizer build): cuts may come 6 s late
+# and memory is not checked (ASan keeps what is freed in quarantine).
 #
 #   hostile_soak.sh DDPWIRE [SECONDS]   (env DW_SOAK_SECONDS; default 25)
 set -u
@@ -25,6 +27,8 @@ check() { if eval "$1"; then ok; else bad "$2"; fi; }
 ulimit -n 65536 2>/dev/null
 port=$((21000 + RANDOM % 8000))
 FRAME=2000 STALL=3000 STARTUP=2000 IDLE=8000
+SAN=${DW_SOAK_SANITIZED:-0}
+SLACK=$([ "$SAN" = 1 ] && echo 6 || echo 1.5)
 "$D" listen 127.0.0.1:$port --keep-open --echo --startup-timeout $STARTUP \
   --frame-timeout $FRAME --stall-timeout $STALL --idle-timeout $IDLE --out-limit 65536 \
   --max-conns 4000 --show 0 2> "$T/lerr" &
@@ -62,9 +66,10 @@ echo "good rounds: $n, failed: $failed, slowest: ${slowest} ms (bound ${BOUND} s
 check "[ $n -ge 4 ] && [ $failed = 0 ]" "good rounds failed: $(awk '$2 != 0' "$T/good" | head -3)"
 check "[ $slowest -le $((BOUND * 1000)) ]" "a good round took ${slowest} ms > ${BOUND} s"
 check "kill -0 $lp" "the listener died: $(tail -3 "$T/lerr")"
-python3 - "$T/hostile.json" "$FRAME" "$STALL" > "$T/verdict" <<'PY'
+python3 - "$T/hostile.json" "$FRAME" "$STALL" "$SLACK" > "$T/verdict" <<'PY'
 import json, sys
 h = json.load(open(sys.argv[1])); frame = int(sys.argv[2]) / 1000; stall = int(sys.argv[3]) / 1000
+slack = float(sys.argv[4])
 bad = []
 for k, v in sorted(h.items()):
     print("  %-8s %s" % (k, " ".join("%s=%s" % kv for kv in sorted(v.items()))))
@@ -73,11 +78,11 @@ for k, v in sorted(h.items()):
     if k in ("half", "biglen", "trickle", "garbage", "http", "tls", "badcrc", "badptr"):
         if v["still_open_at_end"]:
             bad.append("%s: %d connections never cut" % (k, v["still_open_at_end"]))
-    if k in ("half", "biglen", "trickle") and v["slowest_cut_s"] > frame + 1.5:
+    if k in ("half", "biglen", "trickle") and v["slowest_cut_s"] > frame + slack:
         bad.append("%s: cut after %.2f s (frame deadline %.1f s)" % (k, v["slowest_cut_s"], frame))
     # noread: the stall clock starts once the socket buffers are full (~1 s)
     if k == "noread" and (not v["reset_by_listener"] or v["still_open_at_end"] or
-                          v["slowest_cut_s"] > stall + 1.5 + 2):
+                          v["slowest_cut_s"] > stall + slack + 2):
         bad.append("noread: not cut within the stall deadline: %s" % v)
 for b in bad:
     print("BAD " + b)
@@ -89,7 +94,11 @@ for _ in $(seq 50); do [ "$(fds)" -le "$base_fd" ] && break; sleep 0.2; done
 end_fd=$(fds) end_rss=$(rss)
 echo "listener: descriptors $base_fd before, $end_fd after; resident memory $base_rss KB before, $end_rss KB after"
 check "[ $end_fd = $base_fd ]" "descriptors not back to the baseline: $base_fd -> $end_fd"
-check "[ $end_rss -le $((base_rss + 1024)) ]" "resident memory not back: $base_rss -> $end_rss KB"
+if [ "$SAN" = 1 ]; then
+  echo "(sanitizer build: resident memory not checked)"
+else
+  check "[ $end_rss -le $((base_rss + 1024)) ]" "resident memory not back: $base_rss -> $end_rss KB"
+fi
 kill -TERM $lp; wait $lp; lrc=$?
 check "[ $lrc = 0 ]" "the listener exited $lrc"
 sed -n '/summary/,$p' "$T/lerr"

@@ -194,6 +194,7 @@ static int on_pdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *
     server *v = c->v;
     (void)rx, (void)hdr, (void)hlen, (void)off;
     v->recs++, v->in += len;
+    c->t_frame = 0; /* a frame ended: the next one's clock starts with it */
     int rc = v->so.echo ? dw_sock_send(c->s, d, len) : 0;
     if (!v->so.echo)
         write_record(v->so.records, d, len);
