@@ -61,10 +61,11 @@ DW_EXTERN const char *dw_version(void);
     X(TIMEOUT, -12, "timed out")                                              \
     X(REJECTED, -13, "the peer rejected the MPA connection")                  \
     X(ENABLEMENT, -14, "the peer does not speak MPA in this start-up mode")   \
-    X(CLOSED, -15, "connection closed")
+    X(CLOSED, -15, "connection closed")                                      \
+    X(AGAIN, -16, "would block: nothing taken or read; wait and call again")
 
 /** The last (most negative) DW_ERR_* value. */
-#define DW_ERR_LAST DW_ERR_CLOSED
+#define DW_ERR_LAST DW_ERR_AGAIN
 
 typedef enum dw_err {
 #define DW_ERR_ENUM_(name, value, text) DW_ERR_##name = (value),

@@ -378,7 +378,7 @@ static int parse(rp *r, int argc, char **argv)
         CLI_FLAG("--quiet", &r->quiet),
         CLI_FLAG("-q", &q_ignored),
         CLI_FLAG("-d", &r->debug),
-        CLI_STR("-I", &r->o.bind_host, "a source address"),
+        CLI_STR("-I", &r->o.local_addr, "a source address"),
         CLI_INT("-t", &r->o.tos, 0, 255),
         CLI_SET("--no-crc", &r->o.crc, 0),
         CLI_ONOFF("--markers", &markers),
