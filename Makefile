@@ -37,8 +37,13 @@ bench: all
 	./$(BUILD)/tools/ddpwire/ddpwire bench mpa
 	./$(BUILD)/tools/ddpwire/ddpwire bench socket
 
+# make install [PREFIX=/usr/local] [DESTDIR=/staging]: the library, headers,
+# CMake and pkg-config files, the tool, man pages and documents under PREFIX
+# (DESTDIR is prepended to every path, for packaging).
+PREFIX ?= /usr/local
 install: all
-	cmake --install $(BUILD)
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX="$(PREFIX)" > /dev/null
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -73,22 +73,46 @@ double dw_bench_ratio(void (*fa)(void *, size_t), void *ca,
 void *dw_bench_alloc(size_t size);
 void dw_bench_free(void *p);
 
-/* Prints the header that explains the units (table mode only). */
-void dw_bench_header(const dw_bench_opts *o, const char *title);
+/*
+ * --json: the first line, a metadata record like iperf3 -J's "start":
+ * {"type": "meta", "tool": "ddpwire", "version", "bench", "mode" (quick or
+ * full), "timing" (thread_cpu or wall), "time" (UTC, ISO 8601), "timestamp",
+ * "cpu_model", "cpus_online", "system", "crc32c_impl" (the path in use),
+ * "crc32c_forced" (DDPWIRE_CRC32C given), "tsc_hz"}. Table mode: nothing.
+ */
+void dw_bench_meta(const dw_bench_opts *o, const char *bench, const char *timing);
+
+/* The metadata record (--json, timing thread_cpu), or in table mode the
+ * title and the header that explains the units. */
+void dw_bench_header(const dw_bench_opts *o, const char *bench, const char *title);
 
 /*
  * One result: a table row, or one JSON line
- * {"bench": "crc", "impl": "...", "size": 1460, "gbps": 12.34, ...}
- * followed by "bytes_per_cycle" and, when ratio_key is not NULL,
- * "<ratio_key>": ratio.
+ * {"type": "result", "bench": "crc", "impl": "...", "size_bytes": 1460,
+ *  "bytes_per_second": 1.2e10, "gbit_per_second": 98.7, ...}
+ * followed by "bytes_per_tsc_cycle" (where there is a TSC) and, when
+ * ratio_key is not NULL, "ratio_<ratio_key>": ratio. gb_per_s is in GB/s
+ * (1e9 octets per second).
  */
 void dw_bench_report(const dw_bench_opts *o, const char *bench,
-                     const char *impl, size_t size, double gbps,
+                     const char *impl, size_t size, double gb_per_s,
                      const char *ratio_key, double ratio);
 
-/* The same with n ratios (keys[i]: ratios[i]). */
+/* The same with n extra fields: keys "ratio_*" and "ns_*" as given,
+ * others become "ratio_<key>". */
 void dw_bench_report_n(const dw_bench_opts *o, const char *bench,
                        const char *impl, size_t size, double gbps,
                        const char *const *keys, const double *ratios, int n);
+
+/* A result that is only a ratio: JSON "ratio_<key>", no rate. */
+void dw_bench_report_ratio(const dw_bench_opts *o, const char *bench, const char *impl,
+                           size_t size, const char *key, double ratio);
+
+/* Pieces of a JSON result line for benchmarks with their own fields:
+ * open (type, bench, impl, size_bytes), rate (bytes_per_second,
+ * gbit_per_second from GB/s), then the caller's fields, then close. */
+void dw_bench_json_open(const char *bench, const char *impl, size_t size);
+void dw_bench_json_rate(double gb_per_s);
+void dw_bench_json_close(void);
 
 #endif

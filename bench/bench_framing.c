@@ -253,10 +253,11 @@ static void report(const dw_bench_opts *o, size_t ulen, const result *r)
         snprintf(name, sizeof name, "%s-tx-iov", cfg_name[k]);
         dw_bench_report(o, "framing", name, ulen, r[k].tx_iov, "vs_ift",
                         r[k].tx_iov / r[IFT].tx_iov);
-        if (o->json)
-            printf("{\"bench\": \"framing\", \"impl\": \"%s\", \"size\": %zu, "
-                   "\"iov_per_frame\": %.2f}\n", cfg_name[k], ulen, r[k].iov_per_frame);
-        else
+        if (o->json) {
+            dw_bench_json_open("framing", cfg_name[k], ulen);
+            printf(", \"iovecs_per_frame\": %.2f", r[k].iov_per_frame);
+            dw_bench_json_close();
+        } else
             printf("framing %-22s %6zu  %6.2f iovecs per frame\n", cfg_name[k], ulen,
                    r[k].iov_per_frame);
     }
@@ -274,7 +275,7 @@ static void report(const dw_bench_opts *o, size_t ulen, const result *r)
     for (int k = 0; k < MPA_1PIECE; k++) {
         char name[40];
         snprintf(name, sizeof name, "%s-rx/memcpy", cfg_name[k]);
-        dw_bench_report(o, "framing", name, ulen, r[k].rx_vs_memcpy, NULL, 0);
+        dw_bench_report_ratio(o, "framing", name, ulen, "vs_memcpy", r[k].rx_vs_memcpy);
     }
 }
 
@@ -288,7 +289,7 @@ int dw_bench_framing(const dw_bench_opts *o)
     c.dst = dw_bench_alloc(DST_RING + DW_MPA_FPDU_MAX);
     c.wire = dw_bench_alloc(2 * STREAM_PAYLOAD + 2 * DW_MPA_FPDU_MAX);
     int rc = 0;
-    dw_bench_header(o, "MPA with markers, MPA without, and IFT: ULPDU = 18-octet DDP header + "
+    dw_bench_header(o, "framing", "MPA with markers, MPA without, and IFT: ULPDU = 18-octet DDP header + "
                        "payload (rx/memcpy rows: ratio, not GB/s)");
     const size_t *sz = o->quick ? quick : sizes;
     size_t ns = o->quick ? sizeof quick / sizeof quick[0] : sizeof sizes / sizeof sizes[0];

@@ -179,7 +179,7 @@ int dw_bench_mpa(const dw_bench_opts *o)
     c.dst = dw_bench_alloc((1u << 20) + DW_MPA_FPDU_MAX);
     c.wire = dw_bench_alloc(2 * STREAM_PAYLOAD + 2 * DW_MPA_FPDU_MAX);
     int rc = 0;
-    dw_bench_header(o, "MPA framing and in-order receive (CRC32c path: see crc bench)");
+    dw_bench_header(o, "mpa", "MPA framing and in-order receive (CRC32c path: see crc bench)");
     for (int markers = 1; markers >= 0; markers--) {
         dw_mpa_tx_settings ts;
         dw_mpa_tx_settings_default(&ts);

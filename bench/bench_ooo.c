@@ -146,13 +146,13 @@ static void report(const dw_bench_opts *o, const ctx *c, const char *impl,
 {
     double mseg = gbps * 1e9 / (double)c->payload * (double)c->nseg * 1e-6;
     if (o->json) {
-        printf("{\"bench\": \"ooo\", \"impl\": \"%s\", \"size\": %zu, \"gbps\": %.2f, "
-               "\"mseg_per_s\": %.2f, \"vs_rx\": %.2f}\n",
-               impl, ulen, gbps, mseg, vs_rx);
-    } else {
-        printf("%-6s %-14s %8zu %9.2f %9.2f   vs_rx %.2fx\n", "ooo", impl, ulen, gbps,
-               mseg, vs_rx);
+        dw_bench_json_open("ooo", impl, ulen);
+        dw_bench_json_rate(gbps);
+        printf(", \"segments_per_second\": %.0f, \"ratio_vs_rx\": %.3f", mseg * 1e6, vs_rx);
+        dw_bench_json_close();
+        return;
     }
+    printf("%-6s %-14s %8zu %9.2f %9.2f   vs_rx %.2fx\n", "ooo", impl, ulen, gbps, mseg, vs_rx);
     fflush(stdout);
 }
 
@@ -236,10 +236,11 @@ int dw_bench_ooo(const dw_bench_opts *o)
     c.shuffled = malloc(cap * sizeof *c.shuffled);
     if (!c.segs || !c.shuffled)
         return 1;
+    dw_bench_meta(o, "ooo", "thread_cpu");
     if (!o->json)
         printf("MPA segment receiver (out-of-order placement) vs in-order receiver\n"
                "header-aligned segments, one FPDU each; GB/s = 1e9 ULPDU octets per second,\n"
-               "Mseg/s = 1e6 segments per second (wall time, best of 3 medians of %d runs)\n"
+               "Mseg/s = 1e6 segments per second (thread CPU time, best of 3 medians of %d runs)\n"
                "%-6s %-14s %8s %9s %9s\n",
                o->quick ? 5 : 15, "bench", "impl", "ULPDU", "GB/s", "Mseg/s");
     int rc = 0;

@@ -231,6 +231,7 @@ int dw_bench_socket(const dw_bench_opts *o)
     static const size_t sizes[] = {1024, 16384};
     uint8_t *buf = dw_bench_alloc(65536);
     int rc = 0;
+    dw_bench_meta(o, "socket", "wall");
     if (!o->json)
         printf("MPA (markers, CRC) vs plain TCP over loopback, same record sizes\n"
                "GB/s = 1e9 record octets/s over %.1f s; rtt = median round trip of a 64-octet "
@@ -247,9 +248,12 @@ int dw_bench_socket(const dw_bench_opts *o)
     double rt = measure(o, 0, 1, 64, buf), rm = measure(o, 1, 1, 64, buf);
     rc |= rt == 0 || rm == 0;
     if (o->json) {
-        printf("{\"bench\": \"socket\", \"impl\": \"tcp-rtt\", \"size\": 64, \"usec\": %.2f}\n", rt);
-        printf("{\"bench\": \"socket\", \"impl\": \"mpa-rtt\", \"size\": 64, \"usec\": %.2f, "
-               "\"vs_tcp\": %.2f}\n", rm, rt > 0 ? rm / rt : 0);
+        dw_bench_json_open("socket", "tcp-rtt", 64);
+        printf(", \"rtt_microseconds\": %.2f", rt);
+        dw_bench_json_close();
+        dw_bench_json_open("socket", "mpa-rtt", 64);
+        printf(", \"rtt_microseconds\": %.2f, \"ratio_vs_tcp\": %.3f", rm, rt > 0 ? rm / rt : 0);
+        dw_bench_json_close();
     } else {
         printf("socket tcp-rtt             64  %6.2f us\n", rt);
         printf("socket mpa-rtt             64  %6.2f us   vs_tcp %.2fx\n", rm, rt > 0 ? rm / rt : 0);

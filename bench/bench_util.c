@@ -3,10 +3,14 @@
 #define _POSIX_C_SOURCE 200112L
 #include "bench.h"
 
+#include <ddpwire/crc32c.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -151,10 +155,93 @@ void dw_bench_free(void *p)
     free(p);
 }
 
-void dw_bench_header(const dw_bench_opts *o, const char *title)
+/* A JSON string: quotes, backslashes and control octets escaped. */
+static void json_str(const char *v)
 {
-    if (o->json)
+    putchar('"');
+    for (; *v; v++) {
+        unsigned char ch = (unsigned char)*v;
+        if (ch == '"' || ch == '\\')
+            printf("\\%c", ch);
+        else if (ch < 0x20)
+            printf("\\u%04x", ch);
+        else
+            putchar(ch);
+    }
+    putchar('"');
+}
+
+/* The first "model name" (x86, most others), "cpu model" or "Hardware"
+ * line of /proc/cpuinfo, or "" when none (arm64 has none). */
+static void cpu_model(char *out, size_t cap)
+{
+    static const char *const keys[] = {"model name", "cpu model", "Hardware"};
+    char line[256];
+    out[0] = 0;
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0] && !out[0]; k++) {
+        FILE *f = fopen("/proc/cpuinfo", "r");
+        if (!f)
+            return;
+        size_t kl = strlen(keys[k]);
+        while (fgets(line, sizeof line, f)) {
+            char *c = strchr(line, ':');
+            if (!c || strncmp(line, keys[k], kl) || strspn(line + kl, " \t") != (size_t)(c - line) - kl)
+                continue;
+            c += strspn(c + 1, " \t") + 1;
+            c[strcspn(c, "\n")] = 0;
+            snprintf(out, cap, "%s", c);
+            break;
+        }
+        fclose(f);
+    }
+}
+
+void dw_bench_meta(const dw_bench_opts *o, const char *bench, const char *timing)
+{
+    if (!o->json)
         return;
+    char model[200], when[32];
+    struct utsname u;
+    time_t now = time(NULL);
+    struct tm tm;
+    cpu_model(model, sizeof model);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    const char *env = getenv("DDPWIRE_CRC32C");
+    printf("{\"type\": \"meta\", \"tool\": \"ddpwire\", \"version\": ");
+    json_str(dw_version());
+    printf(", \"bench\": ");
+    json_str(bench);
+    printf(", \"mode\": \"%s\", \"timing\": \"%s\", \"time\": \"%s\", \"timestamp\": %lld",
+           o->quick ? "quick" : "full", timing, when, (long long)now);
+    printf(", \"cpu_model\": ");
+    if (model[0])
+        json_str(model);
+    else
+        printf("null");
+    printf(", \"cpus_online\": %ld", sysconf(_SC_NPROCESSORS_ONLN));
+    if (uname(&u) == 0) {
+        printf(", \"system\": ");
+        char sys[3 * sizeof u.release + 4];
+        snprintf(sys, sizeof sys, "%s %s %s", u.sysname, u.release, u.machine);
+        json_str(sys);
+    }
+    printf(", \"crc32c_impl\": \"%s\", \"crc32c_forced\": %s",
+           dw_crc32c_impl_name(dw_crc32c_get_impl()), env && *env ? "true" : "false");
+    double hz = dw_bench_cycles_hz();
+    if (hz > 0)
+        printf(", \"tsc_hz\": %.0f", hz);
+    else
+        printf(", \"tsc_hz\": null");
+    printf("}\n");
+    fflush(stdout);
+}
+
+void dw_bench_header(const dw_bench_opts *o, const char *bench, const char *title)
+{
+    if (o->json) {
+        dw_bench_meta(o, bench, "thread_cpu");
+        return;
+    }
     double hz = dw_bench_cycles_hz();
     printf("%s\n", title);
     if (hz > 0)
@@ -167,35 +254,67 @@ void dw_bench_header(const dw_bench_opts *o, const char *title)
            "B/cyc");
 }
 
+void dw_bench_json_open(const char *bench, const char *impl, size_t size)
+{
+    printf("{\"type\": \"result\", \"bench\": \"%s\", \"impl\": \"%s\", \"size_bytes\": %zu",
+           bench, impl, size);
+}
+
+void dw_bench_json_rate(double gb_per_s)
+{
+    printf(", \"bytes_per_second\": %.0f, \"gbit_per_second\": %.3f", gb_per_s * 1e9,
+           gb_per_s * 8);
+}
+
+void dw_bench_json_close(void)
+{
+    printf("}\n");
+    fflush(stdout);
+}
+
 void dw_bench_report(const dw_bench_opts *o, const char *bench,
-                     const char *impl, size_t size, double gbps,
+                     const char *impl, size_t size, double gb_per_s,
                      const char *ratio_key, double ratio)
 {
-    dw_bench_report_n(o, bench, impl, size, gbps, &ratio_key, &ratio,
+    dw_bench_report_n(o, bench, impl, size, gb_per_s, &ratio_key, &ratio,
                       ratio_key != NULL);
 }
 
 void dw_bench_report_n(const dw_bench_opts *o, const char *bench,
-                       const char *impl, size_t size, double gbps,
+                       const char *impl, size_t size, double gb_per_s,
                        const char *const *keys, const double *ratios, int n)
 {
     double hz = dw_bench_cycles_hz();
-    double bpc = hz > 0 ? gbps * 1e9 / hz : 0;
+    double bpc = hz > 0 ? gb_per_s * 1e9 / hz : 0;
     if (o->json) {
-        printf("{\"bench\": \"%s\", \"impl\": \"%s\", \"size\": %zu, "
-               "\"gbps\": %.2f",
-               bench, impl, size, gbps);
+        dw_bench_json_open(bench, impl, size);
+        dw_bench_json_rate(gb_per_s);
         if (hz > 0)
-            printf(", \"bytes_per_cycle\": %.2f", bpc);
-        for (int i = 0; i < n; i++)
-            printf(", \"%s\": %.2f", keys[i], ratios[i]);
-        printf("}\n");
+            printf(", \"bytes_per_tsc_cycle\": %.3f", bpc);
+        for (int i = 0; i < n; i++) /* ratio_* and ns_* as given */
+            printf(strncmp(keys[i], "ratio_", 6) && strncmp(keys[i], "ns_", 3)
+                       ? ", \"ratio_%s\": %.3f" : ", \"%s\": %.3f",
+                   keys[i], ratios[i]);
+        dw_bench_json_close();
     } else {
-        printf("%-6s %-18s %8zu %9.2f %7.2f", bench, impl, size, gbps, bpc);
+        printf("%-6s %-18s %8zu %9.2f %7.2f", bench, impl, size, gb_per_s, bpc);
         for (int i = 0; i < n; i++) /* ns_*: a time, not a ratio */
             printf(strncmp(keys[i], "ns_", 3) ? "   %s %.2fx" : "   %s %.1f",
                    keys[i], ratios[i]);
         printf("\n");
+        fflush(stdout);
     }
-    fflush(stdout);
+}
+
+void dw_bench_report_ratio(const dw_bench_opts *o, const char *bench, const char *impl,
+                           size_t size, const char *key, double ratio)
+{
+    if (o->json) {
+        dw_bench_json_open(bench, impl, size);
+        printf(", \"ratio_%s\": %.3f", key, ratio);
+        dw_bench_json_close();
+    } else {
+        printf("%-6s %-18s %8zu %9.2f %7s\n", bench, impl, size, ratio, "-");
+        fflush(stdout);
+    }
 }

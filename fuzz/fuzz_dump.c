@@ -77,7 +77,9 @@ static void on_fpdu(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_check_f
 {
     (void)D;
     check_dir(u, d);
-    if (d->framing != DW_DISSECT_FOUND_MPA || (nmk && !mk) || fp->fpdu_len < 6 ||
+    /* an FPDU cut off inside its length field has only the octets seen */
+    if (d->framing != DW_DISSECT_FOUND_MPA || (nmk && !mk) || !fp->fpdu_len ||
+        (fp->fpdu_len < 6 && fp->crc != DW_MPA_CHECK_CRC_MISSING) ||
         fp->head_len > fp->ulpdu_len)
         abort();
     check_ddp(ddp, fp->head, fp->head_len);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the MPA in-order receiver. The first octets choose the
- * settings and a chunking; the rest is the stream. Checks the receiver's
- * promises: delivered lengths match the FPDU's length field, nothing is
- * delivered after an error, offsets only grow.
+ * settings (markers, CRC, marker checks, own buffer size, a get_buffer
+ * that may give no buffer) and a chunking; the rest is the stream. Checks
+ * the receiver's promises: delivered lengths match the FPDU's length field,
+ * nothing is delivered after an error or after a ULPDU had no buffer (and
+ * that happens only when a buffer could be missing), offsets only grow.
  */
 #include <ddpwire/mpa.h>
 
@@ -11,7 +13,8 @@
 #include <string.h>
 
 typedef struct st {
-    int failed;
+    int failed, nomem;
+    size_t refuse_over; /* get_buffer gives none for longer ULPDUs */
     uint64_t last_off;
     int any;
 } st;
@@ -20,7 +23,7 @@ static int on_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, v
 {
     st *s = u;
     (void)rx;
-    if (s->failed || (s->any && off <= s->last_off) || len > 65535)
+    if (s->failed || s->nomem || (s->any && off <= s->last_off) || len > 65535)
         abort();
     volatile uint8_t sink = 0;
     for (size_t i = 0; i < len; i++) /* touch every octet: ASan checks bounds */
@@ -43,9 +46,12 @@ static void on_error(dw_mpa_rx *rx, const dw_mpa_rx_error *e, void *u)
 static uint8_t *get_buffer(dw_mpa_rx *rx, size_t len, void *u)
 {
     static uint8_t place[65535];
-    (void)rx, (void)u;
-    return len <= sizeof place ? place : NULL;
+    st *s = u;
+    (void)rx;
+    return len <= sizeof place && len <= s->refuse_over ? place : NULL;
 }
+
+static const size_t own_sizes[4] = {65535, 0, 100, 1000};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -58,8 +64,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     set.markers = !(mode & 1);
     set.crc = !(mode & 2);
     set.check_markers = !(mode & 4);
+    set.buf_size = own_sizes[mode >> 4 & 3];
     dw_mpa_rx_callbacks cb = {on_ulpdu, on_error, (mode & 8) ? get_buffer : NULL};
     st s = {0};
+    s.refuse_over = mode & 0x40 ? 600 : 65535;
+    /* a ULPDU can lack a buffer only with a short own buffer, or with no
+     * get_buffer beside it or one that refuses */
+    int may_lack = set.buf_size < 65535 && (!(mode & 8) || (mode & 0x40));
     dw_mpa_rx *rx;
     if (dw_mpa_rx_new(&rx, &set, &cb, &s) != 0)
         return 0;
@@ -67,6 +78,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < size; i += step) {
         size_t n = size - i < step ? size - i : step;
         ssize_t r = dw_mpa_rx_feed(rx, data + i, n);
+        if (r == DW_ERR_NOMEM) {
+            if (!may_lack || s.failed)
+                abort();
+            s.nomem = 1;
+            if (dw_mpa_rx_feed(rx, data + i, n) != DW_ERR_NOMEM) /* nothing more */
+                abort();
+            break;
+        }
         if (r < 0) {
             if (r != DW_ERR_PROTO || !s.failed)
                 abort();

@@ -13,7 +13,7 @@ set -euo pipefail
 # shellcheck source=scripts/lib_apt.sh
 . "$(dirname "$0")/lib_apt.sh"
 BUILD=(build-essential cmake pkg-config libisal-dev libpcap-dev python3 iproute2)
-CHECK=("${BUILD[@]}" tshark tcpdump ethtool curl netcat-openbsd openssl xinetd
+CHECK=("${BUILD[@]}" tshark tcpdump ethtool nftables curl netcat-openbsd openssl xinetd groff-base
        qemu-system-x86 debootstrap cpio kmod xz-utils linux-headers-amd64)
 list=0
 [ "${1:-}" = --list ] && { list=1; shift; }

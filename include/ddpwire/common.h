@@ -26,12 +26,11 @@ extern "C" {
 #define DW_EXTERN
 #endif
 
-#define DW_VERSION_MAJOR 0
-#define DW_VERSION_MINOR 1
-#define DW_VERSION_PATCH 0
-#define DW_VERSION_STRING "0.1.0"
+/* DW_VERSION_MAJOR, _MINOR, _PATCH and _STRING, from CMake's
+ * project(VERSION) (generated into the build tree, installed beside this). */
+#include <ddpwire/version.h>
 
-/** Returns the library's version string, e.g. "0.1.0". */
+/** Returns the linked library's version string, e.g. "0.1.0". */
 DW_EXTERN const char *dw_version(void);
 
 /*
@@ -62,10 +61,11 @@ DW_EXTERN const char *dw_version(void);
     X(TIMEOUT, -12, "timed out")                                              \
     X(REJECTED, -13, "the peer rejected the MPA connection")                  \
     X(ENABLEMENT, -14, "the peer does not speak MPA in this start-up mode")   \
-    X(CLOSED, -15, "connection closed")
+    X(CLOSED, -15, "connection closed")                                      \
+    X(AGAIN, -16, "would block: nothing taken or read; wait and call again")
 
 /** The last (most negative) DW_ERR_* value. */
-#define DW_ERR_LAST DW_ERR_CLOSED
+#define DW_ERR_LAST DW_ERR_AGAIN
 
 typedef enum dw_err {
 #define DW_ERR_ENUM_(name, value, text) DW_ERR_##name = (value),

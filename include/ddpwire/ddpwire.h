@@ -10,6 +10,7 @@
  *   mpa_startup.h  MPA start-up frames and negotiation (RFC 5044, 6581)
  *   ift.h          IFT framing: codec, sender, receiver
  *   framing.h      one interface over MPA or IFT (the socket adapter's)
+ *   outq.h         an output queue of frames (the adapter's non-blocking sends)
  *   ddp.h, rdmap.h DDP and RDMAP codecs
  *   qp.h           a sans-I/O queue pair (Send, Write, Read, Terminate)
  *   tcpopt.h       the TCP RDMA option (kind 25)
@@ -32,6 +33,7 @@
 #include <ddpwire/mpa_startup.h>
 #include <ddpwire/ift.h>
 #include <ddpwire/framing.h>
+#include <ddpwire/outq.h>
 #include <ddpwire/ddp.h>
 #include <ddpwire/rdmap.h>
 #include <ddpwire/qp.h>

@@ -41,6 +41,7 @@
 #include <ddpwire/ift_check.h>
 #include <ddpwire/ipoib.h>
 #include <ddpwire/mpa_check.h>
+#include <ddpwire/mpa_seg.h>
 #include <ddpwire/rdma_check.h>
 #include <ddpwire/reasm.h>
 #include <ddpwire/tcpopt.h>
@@ -89,6 +90,16 @@ typedef struct dw_dissect_settings {
     size_t max_flows;
     /** Out-of-order octets held per direction (default 262144). */
     size_t store;
+    /**
+     * Placement analysis: each MPA direction whose start is known before
+     * its data (after RFC 5044 frames, or mpa_port) is also fed, segment by
+     * segment in capture order, to an MPA segment receiver
+     * (<ddpwire/mpa_seg.h>) with placement_store octets of store: what an
+     * MPA-aware receiver would have placed on arrival and held
+     * (dw_dissect_dir_stats.placement). Default off.
+     */
+    int placement;
+    size_t placement_store;
 } dw_dissect_settings;
 
 /** One direction of a connection, as the dissector sees it (read only). */
@@ -114,6 +125,15 @@ typedef struct dw_dissect_dir_stats {
     dw_ift_check_stats ift;
     /** DDP/RDMAP (active 0 when no ULPDU was seen). */
     dw_rdma_check_stats rdma;
+    /** Placement analysis (settings.placement): run when non-zero; the
+     * receiver's counters; octets held after each segment, their mean; the
+     * largest segment payload (EMSS as sent) and segments that began at or
+     * before the in-order point (retransmissions, as TCP counts them); an
+     * MPA error the receiver reported (0 none). */
+    int placement;
+    dw_mpa_seg_stats seg;
+    uint64_t held_mean, emss, seg_retransmits;
+    int seg_error;
 } dw_dissect_dir_stats;
 
 DW_EXTERN void dw_dissect_dir_stats_get(const dw_dissect_dir *d, dw_dissect_dir_stats *st);

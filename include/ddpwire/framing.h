@@ -143,7 +143,8 @@ typedef struct dw_fr_rx_callbacks {
     void (*on_error)(dw_fr_rx *rx, const dw_fr_error *err, void *user_data);
     /**
      * Optional: where to assemble a PDU's data of len octets that cannot
-     * be delivered from the input in place (as dw_mpa_rx_callbacks).
+     * be delivered from the input in place (as dw_mpa_rx_callbacks); asked
+     * only when that is so, valid until on_pdu or on_error for it.
      * Unverified octets land there before the verdict.
      */
     uint8_t *(*get_buffer)(dw_fr_rx *rx, size_t len, void *user_data);
@@ -151,8 +152,18 @@ typedef struct dw_fr_rx_callbacks {
 
 typedef struct dw_fr_rx_settings {
     dw_framing framing;
+    /** Used when framing is MPA (its buf_size is set from buf_size below). */
     dw_mpa_rx_settings mpa;
+    /** Used when framing is IFT. */
     dw_ift_rx_settings ift;
+    /**
+     * Octets of the receiver's own buffer, allocated at creation (default
+     * 65535: any PDU), for PDU data that cannot be delivered in place and
+     * for which get_buffer gives none. 0: no buffer of its own. PDU data
+     * with nowhere to go makes dw_fr_rx_feed() return DW_ERR_NOMEM, and
+     * the receiver takes nothing more.
+     */
+    size_t buf_size;
 } dw_fr_rx_settings;
 
 /** Both framings' defaults, and the framing given. */
@@ -168,7 +179,8 @@ DW_EXTERN void dw_fr_rx_del(dw_fr_rx *rx);
 /**
  * Feeds the next len octets of the stream (any chunking). Returns octets
  * consumed (len, or fewer after on_pdu returned non-zero), DW_ERR_PROTO
- * once an error was reported, DW_ERR_INVAL.
+ * once an error was reported, DW_ERR_NOMEM once PDU data had no buffer
+ * (see buf_size), DW_ERR_INVAL.
  */
 DW_EXTERN ssize_t dw_fr_rx_feed(dw_fr_rx *rx, const void *in, size_t len);
 

@@ -287,6 +287,15 @@ typedef struct dw_mpa_rx_settings {
     int crc;
     /** Check every marker's FPDUPTR (default 1; MPA 9 makes it optional). */
     int check_markers;
+    /**
+     * Octets of the receiver's own buffer, allocated at creation (default
+     * 65535: any ULPDU), for a ULPDU that cannot be delivered in place and
+     * for which get_buffer gives none. 0: no buffer of its own (get_buffer
+     * must give one). A ULPDU that has nowhere to go makes
+     * dw_mpa_rx_feed() return DW_ERR_NOMEM, and the receiver takes
+     * nothing more.
+     */
+    size_t buf_size;
 } dw_mpa_rx_settings;
 
 /** Fills settings with the defaults described above. */
@@ -294,7 +303,7 @@ DW_EXTERN void dw_mpa_rx_settings_default(dw_mpa_rx_settings *settings);
 
 /**
  * Creates a receiver. settings may be NULL for the defaults; callbacks must
- * have on_ulpdu. Allocates its one reassembly buffer (one FPDU) here.
+ * have on_ulpdu. Allocates its one reassembly buffer (buf_size) here.
  */
 DW_EXTERN int dw_mpa_rx_new(dw_mpa_rx **prx, const dw_mpa_rx_settings *settings,
                   const dw_mpa_rx_callbacks *callbacks, void *user_data);
@@ -307,7 +316,8 @@ DW_EXTERN void dw_mpa_rx_del(dw_mpa_rx *rx);
  * len, or fewer only when on_ulpdu returned non-zero (the FPDU it was
  * called for is consumed; feed the rest later). Returns DW_ERR_PROTO once
  * an MPA error has been reported (on_error is called once, when it is
- * found), DW_ERR_INVAL for a NULL pointer with len > 0.
+ * found), DW_ERR_NOMEM once a ULPDU had no buffer (see buf_size),
+ * DW_ERR_INVAL for a NULL pointer with len > 0.
  */
 DW_EXTERN ssize_t dw_mpa_rx_feed(dw_mpa_rx *rx, const void *in, size_t len);
 

@@ -139,7 +139,8 @@ typedef struct dw_mpa_check_fpdu {
     uint64_t offset;
     uint32_t seq;
     /** ULPDU_Length, pad octets, and octets on the wire (markers, header,
-     * ULPDU, pad and CRC). */
+     * ULPDU, pad and CRC). When the stream ends inside the ULPDU_Length
+     * field (crc DW_MPA_CHECK_CRC_MISSING), fpdu_len is the octets seen. */
     uint32_t ulpdu_len;
     uint32_t pad;
     uint32_t fpdu_len;

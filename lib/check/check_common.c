@@ -146,13 +146,58 @@ void dw_cc_rec_done(dw_cc_rec *t)
 /* Buffer                                                              */
 /* ------------------------------------------------------------------ */
 
+/* Both arrays start small and double as octets and pieces arrive, up to
+ * cap and dcap: most connections never need the whole search window, and
+ * a checker per direction of every flow made big allocations costly. */
+#define CC_BUF_FIRST 4096u
+#define CC_DESC_FIRST 64u
+
 int dw_cc_buf_alloc(dw_cc_buf *b, size_t cap, size_t dcap)
 {
     b->cap = cap;
     b->dcap = dcap;
-    b->buf = malloc(cap);
-    b->desc = malloc(dcap * sizeof *b->desc);
+    b->alloc = cap < CC_BUF_FIRST ? cap : CC_BUF_FIRST;
+    b->dalloc = dcap < CC_DESC_FIRST ? dcap : CC_DESC_FIRST;
+    b->buf = malloc(b->alloc);
+    b->desc = malloc(b->dalloc * sizeof *b->desc);
     return b->buf && b->desc ? 0 : DW_ERR_NOMEM;
+}
+
+static size_t grown(size_t have, size_t want, size_t cap)
+{
+    size_t n = have;
+    while (n < want)
+        n *= 2;
+    return n < cap ? n : cap;
+}
+
+void dw_cc_buf_grow(dw_cc_buf *b, size_t len)
+{
+    if (len <= b->alloc)
+        return;
+    size_t n = grown(b->alloc, len, b->cap);
+    uint8_t *p = realloc(b->buf, n);
+    if (!p) { /* no memory: the buffer is as big as it gets */
+        b->cap = b->alloc;
+        return;
+    }
+    b->buf = p;
+    b->alloc = n;
+}
+
+/* Room for one more piece, or dcap shrinks to what there is. */
+static void desc_grow(dw_cc_buf *b)
+{
+    if (b->dcount < b->dalloc)
+        return;
+    size_t n = grown(b->dalloc, b->dcount + 1, b->dcap);
+    dw_cc_slice *p = n > b->dalloc ? realloc(b->desc, n * sizeof *p) : NULL;
+    if (!p) {
+        b->dcap = b->dalloc;
+        return;
+    }
+    b->desc = p;
+    b->dalloc = n;
 }
 
 void dw_cc_buf_free(dw_cc_buf *b)
@@ -208,6 +253,9 @@ int dw_cc_piece_continues(const dw_cc_buf *b, const dw_cc_slice *s)
 
 void dw_cc_piece_add(dw_cc_buf *b, const dw_cc_slice *s, size_t k)
 {
+    desc_grow(b);
+    if (b->dcount == b->dstart && b->dcount == b->dalloc)
+        b->dstart = b->dcount = 0; /* none in use and no room: start over */
     dw_cc_slice *l = b->dcount > b->dstart ? &b->desc[b->dcount - 1] : NULL;
     if (l && (dw_cc_piece_continues(b, s) || b->dcount == b->dcap)) {
         l->len += (uint32_t)k;
@@ -236,23 +284,53 @@ size_t dw_cc_piece_from(const dw_cc_buf *b, size_t *d, size_t i, dw_cc_slice *s)
     return s->len < left ? s->len : left;
 }
 
+/* The pieces are in stream order: a binary search finds the one holding
+ * index i (a linear walk made replays over tiny segments quadratic). */
 size_t dw_cc_piece_at(const dw_cc_buf *b, size_t i, dw_cc_slice *s)
 {
-    size_t d = b->dstart;
-    return dw_cc_piece_from(b, &d, i, s);
+    uint64_t o = b->base + i;
+    size_t lo = b->dstart, hi = b->dcount ? b->dcount - 1 : 0;
+    while (lo < hi) { /* the first piece that ends after o (or the last) */
+        size_t mid = lo + (hi - lo) / 2;
+        if (b->desc[mid].off + b->desc[mid].len <= o)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return dw_cc_piece_from(b, &lo, i, s);
 }
 
 /* ------------------------------------------------------------------ */
 /* CRC32c checkpoints                                                  */
 /* ------------------------------------------------------------------ */
 
+/* Checkpoints for every offset a buffer of cap octets can hold. */
+static size_t cp_count(size_t cap)
+{
+    return cap / DW_CC_CP + 2;
+}
+
 int dw_cc_crcs_alloc(dw_cc_crcs *k, size_t cap)
 {
-    k->n = cap / DW_CC_CP + 2; /* every offset a full buffer can hold */
+    k->n = cp_count(cap < CC_BUF_FIRST ? cap : CC_BUF_FIRST); /* grows with the buffer */
     k->cp = malloc(k->n * sizeof *k->cp); /* each written before it is read */
     k->org = k->end = 0;
     k->run = 0;
     return k->cp ? 0 : DW_ERR_NOMEM;
+}
+
+/* The buffer grew: a ring as long as it, and every checkpoint again (once
+ * per doubling). Without memory the ring stays short and ranges are
+ * computed octet by octet (dw_cc_crcs_range). */
+static void cp_grow(dw_cc_crcs *k, const dw_cc_buf *b)
+{
+    size_t n = cp_count(b->alloc);
+    uint32_t *p = n > k->n ? realloc(k->cp, n * sizeof *p) : NULL;
+    if (!p)
+        return;
+    k->cp = p;
+    k->n = n;
+    k->org = UINT64_MAX; /* begin again at the buffer's first octet */
 }
 
 void dw_cc_crcs_free(dw_cc_crcs *k)
@@ -282,6 +360,10 @@ static void cp_add(dw_cc_crcs *k, const uint8_t *p, size_t n)
 void dw_cc_crcs_put(dw_cc_crcs *k, const dw_cc_buf *b, size_t n)
 {
     uint64_t lo = b->base + b->start, hi = b->base + b->len;
+    if (k->n < cp_count(b->alloc))
+        cp_grow(k, b);
+    if (k->n < cp_count(b->alloc))
+        return; /* no checkpoints: see dw_cc_crcs_range */
     if (k->end != hi - n || k->org > lo) {
         k->org = k->end = lo;
         k->run = 0;
@@ -294,7 +376,8 @@ uint32_t dw_cc_crcs_range(const dw_cc_crcs *k, const dw_cc_buf *b, size_t a, siz
     uint64_t oa = b->base + a, ob = b->base + e;
     uint64_t oc = oa == k->org ? oa : (oa + DW_CC_CP - 1) / DW_CC_CP * DW_CC_CP;
     uint64_t n = ob - oc;
-    if (oc >= ob || n >= 257u * 256u) /* short, or beyond the shift tables */
+    if (oc >= ob || n >= 257u * 256u || k->n < cp_count(b->alloc)) /* short, or beyond the
+                                           shift tables, or no checkpoints (no memory) */
         return dw_crc32c(0, b->buf + a, e - a);
     uint64_t of = ob / DW_CC_CP * DW_CC_CP;
     of = of > oc ? of : oc;

@@ -95,13 +95,19 @@ void dw_cc_rec_done(dw_cc_rec *t);
 typedef struct dw_cc_buf {
     uint8_t *buf;
     size_t cap, start, len, need;
+    size_t alloc; /* octets allocated so far (<= cap) */
     uint64_t base;
     dw_cc_slice *desc;
     size_t dcap, dstart, dcount;
+    size_t dalloc; /* pieces allocated so far (<= dcap) */
 } dw_cc_buf;
 
-/* Allocates cap octets and dcap pieces; returns 0 or DW_ERR_NOMEM. */
+/* Up to cap octets and dcap pieces, allocated as they are needed (a
+ * little at first); returns 0 or DW_ERR_NOMEM. */
 int dw_cc_buf_alloc(dw_cc_buf *b, size_t cap, size_t dcap);
+/* Makes room for len octets in all (at most cap); when memory runs out,
+ * cap becomes what is allocated, so the buffer is simply full sooner. */
+void dw_cc_buf_grow(dw_cc_buf *b, size_t len);
 void dw_cc_buf_free(dw_cc_buf *b);
 /* Empties the buffer; the next octet put is at stream offset off. */
 void dw_cc_buf_reset(dw_cc_buf *b, uint64_t off);

@@ -135,6 +135,9 @@ static void mpa_on_event(dw_mpa_check *c, const dw_mpa_check_event *ev, void *u)
         if (rdma_of(d))
             dw_rdma_check_startup(d->flow->rdma, d->pub.dir, ev->frame);
     }
+    if (ev->kind == DW_MPA_CHECK_EV_START &&
+        (d->frame_seen || d->flow->framing_forced) && !d->searching)
+        dw_ds_place_start(d, ev->offset);
     if (ev->kind == DW_MPA_CHECK_EV_START && d->syn_seen && rdma_of(d) &&
         !strstr(ev->detail ? ev->detail : "", "mid-stream"))
         dw_rdma_check_from_start(d->flow->rdma, d->pub.dir);
@@ -399,6 +402,7 @@ static void flow_free(ds_flow *f)
 {
     dw_rdma_check_del(f->rdma);
     for (int k = 0; k < 2; k++) {
+        dw_ds_place_free(&f->d[k]);
         dw_reasm_del(f->d[k].reasm);
         dw_mpa_check_del(f->d[k].mpa);
         dw_ift_check_del(f->d[k].ift);
@@ -535,6 +539,8 @@ static void tcp_segment(dw_dissect *D, const dw_pkt_tcp *t)
         d->pub.rst = f->d[!k].pub.rst = 1;
     dw_reasm_feed(d->reasm, D->pkt, t->seq, t->flags, t->payload, t->payload_caplen,
                   t->payload_len);
+    if (d->pl_start_known)
+        dw_ds_place_segment(d, t);
     const dw_dissect_dir *a = &f->d[0].pub, *b = &f->d[1].pub;
     if ((a->fin || a->rst) && (b->fin || b->rst))
         dw_flowtab_end(D->flows, f->f);
@@ -606,6 +612,7 @@ void dw_dissect_settings_default(dw_dissect_settings *s)
     s->markers = s->crc = s->mpa_port = -1;
     s->max_flows = 256;
     s->store = 262144;
+    s->placement_store = 1u << 20;
 }
 
 int dw_dissect_new(dw_dissect **pD, const dw_dissect_settings *s,
@@ -707,6 +714,7 @@ void dw_dissect_dir_stats_get(const dw_dissect_dir *pd, dw_dissect_dir_stats *st
     if (d->ift && d->pub.framing == DW_DISSECT_FOUND_IFT)
         dw_ift_check_stats_get(d->ift, &st->ift);
     dw_rdma_check_stats_get(d->flow->rdma, d->pub.dir, &st->rdma);
+    dw_ds_place_stats(d, st);
 }
 
 dw_rdma_ulp dw_dissect_flow_ulp(const dw_flow *f)

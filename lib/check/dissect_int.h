@@ -37,6 +37,12 @@ typedef struct ds_dir {
     int frame_seen, frame_m, frame_c, frame_r; /* its RFC 5044 frame */
     dw_mpa_check_marker mk[136]; /* markers of the FPDU being checked */
     size_t nmk;
+    /* placement analysis: the MPA start (sequence number), its receiver */
+    int pl_start_known;
+    uint32_t pl_start_seq;
+    dw_mpa_seg *seg;
+    uint64_t pl_samples, pl_held_sum, pl_emss, pl_retrans;
+    int pl_error;
 } ds_dir;
 
 typedef struct ds_flow {
@@ -66,6 +72,12 @@ const dw_rdmap_msg *dw_ds_ulpdu(ds_dir *d, int crc_ok, const uint8_t *head, size
                                 uint32_t ulpdu_len, const dw_rdma_check_where *at,
                                 dw_rdmap_msg *msg);
 void dw_ds_ulpdu_gap(ds_dir *d);
+
+/* dissect_place.c: the placement analysis of a direction. */
+void dw_ds_place_start(ds_dir *d, uint64_t start_offset);
+void dw_ds_place_segment(ds_dir *d, const dw_pkt_tcp *t);
+void dw_ds_place_free(ds_dir *d);
+void dw_ds_place_stats(const ds_dir *d, dw_dissect_dir_stats *st);
 
 /* dissect_ift.c: a direction's IFT checker (race: searched for beside MPA,
  * silent until confirmed), its input, its end, and the probe of a

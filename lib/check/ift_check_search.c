@@ -47,6 +47,8 @@ size_t dw_ic_buf_put(dw_ift_check *c, const uint8_t *in, size_t n,
         !dw_cc_piece_continues(&c->b, s))
         return 0; /* the caller gives up the candidate that waits */
     size_t k = c->b.cap - c->b.len < n ? c->b.cap - c->b.len : n;
+    dw_cc_buf_grow(&c->b, c->b.len + k);
+    k = c->b.alloc - c->b.len < k ? c->b.alloc - c->b.len : k;
     memcpy(c->b.buf + c->b.len, in, k);
     c->b.len += k;
     dw_cc_crcs_put(&c->crcs, &c->b, k);

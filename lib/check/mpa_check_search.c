@@ -71,13 +71,15 @@ size_t dw_ck_buf_put(dw_mpa_check *c, const uint8_t *in, size_t n,
 {
     if (c->b.start == c->b.len)
         dw_ck_buf_reset(c, s->off);
-    if (c->b.len == DW_CK_BUF_CAP || c->b.dcount == DW_CK_DESC_CAP)
+    if (c->b.len == c->b.cap || c->b.dcount == c->b.dcap)
         compact(c);
-    if (c->b.len == DW_CK_BUF_CAP || c->b.dcount == DW_CK_DESC_CAP) {
+    if (c->b.len == c->b.cap || c->b.dcount == c->b.dcap) {
         make_room(c); /* the caller scans, then comes back */
         return 0;
     }
-    size_t k = DW_CK_BUF_CAP - c->b.len < n ? DW_CK_BUF_CAP - c->b.len : n;
+    size_t k = c->b.cap - c->b.len < n ? c->b.cap - c->b.len : n;
+    dw_cc_buf_grow(&c->b, c->b.len + k);
+    k = c->b.alloc - c->b.len < k ? c->b.alloc - c->b.len : k;
     memcpy(c->b.buf + c->b.len, in, k);
     c->b.len += k;
     dw_cc_crcs_put(&c->crcs, &c->b, k);

@@ -55,7 +55,8 @@ struct dw_reasm {
     ra_ent *ent;    /* held: sorted, disjoint, all after next */
     ra_ent *piece;  /* the pieces of the segment being fed */
     size_t n, np, piece_cap;
-    int overflow; /* more pieces than piece_cap (cannot happen) */
+    size_t ent_alloc, piece_alloc; /* allocated so far: both grow on demand */
+    int overflow; /* more pieces than piece_cap, or no memory for them */
     uint64_t next, fin;
     uint64_t far_end; /* end of the last segment far ahead, if far_set */
     int far_set;
@@ -259,6 +260,22 @@ static void analyze(const dw_reasm *r, const ra_seg *s, size_t i0, size_t i1,
     }
 }
 
+/* The tables start small (most directions never hold a segment) and
+ * double up to their caps: 1 when *a now has room for want entries. */
+static int grow(void **a, size_t *have, size_t want, size_t cap)
+{
+    size_t n = *have ? *have : 16;
+    while (n < want)
+        n *= 2;
+    n = n < cap ? n : cap;
+    void *p = want <= n ? realloc(*a, n * sizeof(ra_ent)) : NULL;
+    if (!p)
+        return 0;
+    *a = p;
+    *have = n;
+    return 1;
+}
+
 static void put(dw_reasm *r, const ra_ent *e)
 {
     if (r->np) {
@@ -268,10 +285,11 @@ static void put(dw_reasm *r, const ra_ent *e)
             return;
         }
     }
-    if (r->np < r->piece_cap)
-        r->piece[r->np++] = *e;
-    else
+    if (r->np == r->piece_alloc && !grow((void **)&r->piece, &r->piece_alloc,
+                                          r->np + 1, r->piece_cap))
         r->overflow = 1;
+    else
+        r->piece[r->np++] = *e;
 }
 
 static void put_fresh(dw_reasm *r, const ra_seg *s, uint64_t a, uint64_t b, int snap)
@@ -337,9 +355,11 @@ static void in_order(dw_reasm *r, const ra_seg *s, size_t i1)
 
 static int fits(dw_reasm *r, const ra_seg *s, size_t i0, size_t i1)
 {
-    if (r->overflow || r->n - (i1 - i0) + r->np > r->set.max_held ||
-        s->hi - r->next > r->set.store_bytes)
+    size_t n = r->n - (i1 - i0) + r->np;
+    if (r->overflow || n > r->set.max_held || s->hi - r->next > r->set.store_bytes)
         return 0;
+    if (n > r->ent_alloc && !grow((void **)&r->ent, &r->ent_alloc, n, r->set.max_held + 1))
+        return 0; /* no memory: as if the table were full */
     int need = 0;
     for (size_t i = 0; i < r->np; i++)
         need |= r->piece[i].fresh && !r->piece[i].snap;
@@ -518,9 +538,7 @@ int dw_reasm_new(dw_reasm **pr, const dw_reasm_settings *settings,
     r->cb = *callbacks;
     r->user = user_data;
     r->piece_cap = 3 * st->max_held + 4;
-    r->ent = malloc((st->max_held + 1) * sizeof *r->ent);
-    r->piece = malloc(r->piece_cap * sizeof *r->piece);
-    if (!r->ent || !r->piece) {
+    if (!grow((void **)&r->piece, &r->piece_alloc, 1, r->piece_cap)) {
         dw_reasm_del(r);
         return DW_ERR_NOMEM;
     }

@@ -2,6 +2,7 @@
 /* CRC32c: portable reference, combine, and run-time dispatch. */
 #include "crc32c/crc32c_impl.h"
 #include "crc32c/crc32c_shift_tab.h"
+#include "base/bytes.h"
 
 #include <string.h>
 
@@ -35,10 +36,8 @@ uint32_t dw_crc32c_portable_raw(uint32_t c, const uint8_t *p, size_t n)
         n--;
     }
     while (n >= 8) {
-        uint32_t lo, hi;
-        memcpy(&lo, p, 4); /* little-endian hosts only; see CMake check */
-        memcpy(&hi, p + 4, 4);
-        lo ^= c;
+        /* the tables take octets in stream order: load little-endian */
+        uint32_t lo = dw_get_le32(p) ^ c, hi = dw_get_le32(p + 4);
         c = tab[7][lo & 0xff] ^ tab[6][(lo >> 8) & 0xff] ^
             tab[5][(lo >> 16) & 0xff] ^ tab[4][lo >> 24] ^
             tab[3][hi & 0xff] ^ tab[2][(hi >> 8) & 0xff] ^

@@ -153,9 +153,11 @@ struct dw_fr_rx {
     dw_mpa_rx *mpa;
     dw_ift_rx *ift;
     uint64_t delivered;
-    /* IFT: the current frame's header, and where its payload goes */
+    /* IFT: the current frame's header, and where its payload goes (buf:
+     * asked for when the payload cannot stay in the input) */
     uint8_t *hdr, *own, *buf;
-    size_t hlen, plen;
+    size_t own_size, hlen, plen;
+    int nomem; /* PDU data had nowhere to go: nothing more taken */
     const uint8_t *zc; /* the whole payload in the current input */
 };
 
@@ -165,6 +167,7 @@ void dw_fr_rx_settings_default(dw_fr_rx_settings *s, dw_framing f)
     s->framing = f;
     dw_mpa_rx_settings_default(&s->mpa);
     dw_ift_rx_settings_default(&s->ift);
+    s->buf_size = 65535;
 }
 
 static void report(dw_fr_rx *fr, int code, uint64_t off, int clean,
@@ -203,11 +206,21 @@ static int ift_header(dw_ift_rx *rx, const uint8_t *h, size_t hlen, size_t plen,
     dw_fr_rx *fr = u;
     (void)rx, (void)off;
     memcpy(fr->hdr, h, hlen);
-    fr->hlen = hlen, fr->plen = plen, fr->zc = NULL;
-    fr->buf = fr->cb.get_buffer && plen ? fr->cb.get_buffer(fr, plen, fr->ud) : NULL;
-    if (!fr->buf)
-        fr->buf = fr->own;
+    fr->hlen = hlen, fr->plen = plen, fr->zc = NULL, fr->buf = NULL;
     return 0;
+}
+
+/* The payload cannot stay in the input: the caller's buffer, else ours
+ * when it is long enough; 0, or -1 (and nothing more taken) for neither. */
+static int ift_buffer(dw_fr_rx *fr)
+{
+    if (fr->buf)
+        return 0;
+    fr->buf = fr->cb.get_buffer ? fr->cb.get_buffer(fr, fr->plen, fr->ud) : NULL;
+    if (!fr->buf && fr->plen <= fr->own_size)
+        fr->buf = fr->own;
+    fr->nomem = !fr->buf;
+    return fr->nomem ? -1 : 0;
 }
 
 /* A payload that arrives whole in one input is kept in place until its CRC
@@ -219,6 +232,8 @@ static int ift_payload(dw_ift_rx *rx, const uint8_t *d, size_t len, size_t at, v
     (void)rx;
     if (at == 0 && len == fr->plen)
         fr->zc = d;
+    else if (ift_buffer(fr))
+        return 1; /* stop: dw_fr_rx_feed reports it */
     else
         memcpy(fr->buf + at, d, len);
     return 0;
@@ -228,7 +243,8 @@ static int ift_end(dw_ift_rx *rx, uint64_t off, void *u)
 {
     dw_fr_rx *fr = u;
     (void)rx;
-    const uint8_t *data = fr->zc ? fr->zc : fr->buf;
+    static const uint8_t none[1]; /* an empty payload */
+    const uint8_t *data = fr->zc ? fr->zc : fr->plen ? fr->buf : none;
     fr->zc = NULL;
     fr->delivered++;
     return fr->cb.on_pdu(fr, fr->hdr, fr->hlen, data, fr->plen, off, fr->ud);
@@ -240,11 +256,12 @@ static void ift_error(dw_ift_rx *rx, const dw_ift_rx_error *e, void *u)
     report(u, (int)e->code, e->offset, e->clean, (dw_mpa_close_reason)e->reason);
 }
 
-static int make_ift(dw_fr_rx *fr, const dw_ift_rx_settings *s)
+static int make_ift(dw_fr_rx *fr, const dw_ift_rx_settings *s, size_t buf_size)
 {
+    fr->own_size = buf_size < s->max_payload ? buf_size : s->max_payload;
     fr->hdr = malloc(s->max_header ? s->max_header : 1);
-    fr->own = malloc(s->max_payload ? s->max_payload : 1);
-    if (!fr->hdr || !fr->own)
+    fr->own = fr->own_size ? malloc(fr->own_size) : NULL;
+    if (!fr->hdr || (fr->own_size && !fr->own))
         return DW_ERR_NOMEM;
     dw_ift_rx_callbacks c = {ift_header, NULL, ift_payload, ift_end, ift_error};
     return dw_ift_rx_new(&fr->ift, s, &c, fr);
@@ -263,8 +280,10 @@ int dw_fr_rx_new(dw_fr_rx **prx, const dw_fr_rx_settings *s,
     fr->cb = *cb;
     fr->ud = user_data;
     dw_mpa_rx_callbacks mc = {mpa_ulpdu, mpa_error, mpa_buffer};
-    int rc = s->framing == DW_FRAMING_MPA ? dw_mpa_rx_new(&fr->mpa, &s->mpa, &mc, fr)
-                                          : make_ift(fr, &s->ift);
+    dw_mpa_rx_settings ms = s->mpa;
+    ms.buf_size = s->buf_size;
+    int rc = s->framing == DW_FRAMING_MPA ? dw_mpa_rx_new(&fr->mpa, &ms, &mc, fr)
+                                          : make_ift(fr, &s->ift, s->buf_size);
     if (rc) {
         dw_fr_rx_del(fr);
         return rc;
@@ -290,12 +309,13 @@ ssize_t dw_fr_rx_feed(dw_fr_rx *fr, const void *in, size_t len)
         return DW_ERR_INVAL;
     if (fr->mpa)
         return dw_mpa_rx_feed(fr->mpa, in, len);
+    if (fr->nomem)
+        return DW_ERR_NOMEM;
     ssize_t n = dw_ift_rx_feed(fr->ift, in, len);
-    if (fr->zc) { /* the payload CRC comes in a later input */
+    if (fr->zc && !ift_buffer(fr)) /* the payload CRC comes in a later input */
         memcpy(fr->buf, fr->zc, fr->plen);
-        fr->zc = NULL;
-    }
-    return n;
+    fr->zc = NULL;
+    return fr->nomem ? DW_ERR_NOMEM : n;
 }
 
 int dw_fr_rx_close(dw_fr_rx *fr, dw_mpa_close_reason reason)

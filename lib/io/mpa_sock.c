@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* MPA over Linux TCP sockets: the adapter around the sans-I/O core. */
+/* MPA over Linux TCP sockets: the adapter around the sans-I/O core. Set-up,
+ * start-up and receiving; sending is in sock_send.c. */
 #include <ddpwire/mpa_sock.h>
 #include <ddpwire/mpa_startup.h>
 
@@ -8,41 +9,15 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "io/tcp_info.h"
+#include "io/sock_int.h"
 
-#define RBUF 65536u
-#define IOV_CAP 1024u     /* IOV_MAX: one sendmsg at most */
-#define MSG_CAP 64u       /* aligned mode: FPDUs per sendmmsg */
-#define EMSS_REREAD 256u  /* sends between TCP_MAXSEG reads (path MTU) */
-#define STREAM_BATCH (256u << 10) /* dw_sock_send_stream: octets per write at most */
-
-struct dw_sock {
-    int fd;
-    dw_sock_opts o;
-    dw_sock_info info;
-    dw_fr_tx *tx;
-    dw_fr_rx *rx;
-    uint8_t *rbuf;
-    size_t left_at, left_n; /* octets read past the peer's start-up frame */
-    unsigned zero_seen;     /* immediate mode: octets of the first marker checked */
-    unsigned sends;
-    int starting;           /* waiting for the peer's start-up frame */
-    int empty;              /* the peer sent an empty MPA record */
-    int initiator;
-    int corked;             /* TCP_CORK set by dw_sock_send_stream */
-    size_t have;            /* octets of that frame in rbuf so far */
-    uint8_t peer_frame[DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX];
-    struct iovec iov[IOV_CAP];
-    struct mmsghdr msgs[MSG_CAP];
-    size_t msg_bytes[MSG_CAP];
-};
+#define PEER_FRAME_MAX (DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX)
 
 void dw_sock_opts_default(dw_sock_opts *o)
 {
@@ -57,6 +32,28 @@ void dw_sock_opts_default(dw_sock_opts *o)
     o->rev = 1;
     o->enhanced = 1;
     o->ird = o->ord = 1;
+    o->tos = -1;
+}
+
+/* The memory settings with their defaults and floors filled in. */
+static void sizes(dw_sock_opts *o)
+{
+    if (!o->rbuf_size)
+        o->rbuf_size = 65536;
+    o->rbuf_size = o->rbuf_size < 1024 ? 1024 : o->rbuf_size;
+    if (!o->iov_max)
+        o->iov_max = 1024;
+    o->iov_max = o->iov_max < DW_FR_FRAME_IOV_MAX ? DW_FR_FRAME_IOV_MAX : o->iov_max;
+    if (!o->tx_scratch)
+        o->tx_scratch = DW_MPA_FPDU_MAX + 2048;
+    o->tx_scratch = o->tx_scratch < 2048 ? 2048 : o->tx_scratch;
+    if (!o->rx_keep)
+        o->rx_keep = 65535;
+    if (!o->out_limit)
+        o->out_limit = 262144;
+    if (!o->out_chunk)
+        o->out_chunk = 16384;
+    o->out_chunk = o->out_chunk < 1024 ? 1024 : o->out_chunk;
 }
 
 static int say(char *err, size_t n, int rc, const char *fmt, const char *what)
@@ -73,30 +70,25 @@ static void set_timeouts(int fd, int ms)
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
 
-static void read_emss(dw_sock *s)
-{
-    int mss = 0;
-    socklen_t l = sizeof mss;
-    if (getsockopt(s->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &l) == 0 && mss > 0)
-        s->info.emss = (uint32_t)mss;
-    if (!s->tx)
-        return; /* not in MPA mode (yet, or refused): no framer to tell */
-    if (mss > 0)
-        dw_fr_tx_set_emss(s->tx, (uint32_t)mss); /* MPA 7.3.1 follows EMSS */
-    s->info.mulpdu = (uint32_t)dw_fr_tx_max_pdu(s->tx);
-}
-
 /* The receiver's callbacks go to the user's, except an empty MPA ULPDU:
  * records are 1..64768 octets (MPA 5.2 senders never post 0), and an IFT
  * peer's first frame with an empty header reads as one under MPA without
- * markers (its header CRC then equals the FPDU's CRC). */
+ * markers (its header CRC then equals the FPDU's CRC). A user's non-zero
+ * return stops dw_sock_recv after this record (the rest stays pending). */
 static int on_pdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *d,
                   size_t len, uint64_t off, void *u)
 {
     dw_sock *s = u;
+    s->frame_end = dw_fr_rx_offset(rx); /* the end of this frame */
     if (!len && !hlen && s->o.framing == DW_FRAMING_MPA)
         return s->empty = 1; /* stop here: dw_sock_recv refuses it */
-    return s->o.cb.on_pdu(rx, hdr, hlen, d, len, off, s->o.user_data);
+    s->stop = s->o.cb.on_pdu(rx, hdr, hlen, d, len, off, s->o.user_data) != 0;
+    size_t keep = s->o.rx_keep == DW_SOCK_RX_KEEP_NONE ? 0 : s->o.rx_keep;
+    if (d == s->asmb && s->asmb_cap > keep) { /* delivered: let it go */
+        free(s->asmb);
+        s->asmb = NULL, s->asmb_cap = 0;
+    }
+    return s->stop;
 }
 
 static void on_error(dw_fr_rx *rx, const dw_fr_error *e, void *u)
@@ -106,10 +98,20 @@ static void on_error(dw_fr_rx *rx, const dw_fr_error *e, void *u)
         s->o.cb.on_error(rx, e, s->o.user_data);
 }
 
+/* Where a record that spans reads is put together: the user's buffer, or
+ * ours, allocated (or grown) for it; NULL stops the receiver (NOMEM). */
 static uint8_t *get_buffer(dw_fr_rx *rx, size_t len, void *u)
 {
     dw_sock *s = u;
-    return s->o.cb.get_buffer(rx, len, s->o.user_data);
+    uint8_t *b = s->o.cb.get_buffer ? s->o.cb.get_buffer(rx, len, s->o.user_data) : NULL;
+    if (b)
+        return b;
+    if (len > s->asmb_cap) {
+        free(s->asmb);
+        s->asmb = malloc(len);
+        s->asmb_cap = s->asmb ? len : 0;
+    }
+    return s->asmb;
 }
 
 /* The sender and receiver for what was agreed. */
@@ -122,35 +124,39 @@ static int make_mpa(dw_sock *s)
     ts.mpa.crc = ts.ift.crc = s->info.crc;
     ts.mpa.seg_mode = s->o.seg_mode;
     ts.mpa.ptr_base = s->o.ptr_base;
-    /* dw_sock_sendv writes a packed group (at most EMSS) or MSG_CAP aligned
-     * frames (at most ~530 scratch octets each) before framing more */
-    ts.mpa.scratch_size = DW_MPA_FPDU_MAX + 2048;
-    ts.ift.scratch_size = 65536;
+    ts.mpa.scratch_size = ts.ift.scratch_size = s->o.tx_scratch;
     dw_fr_rx_settings_default(&rs, s->o.framing);
     rs.mpa.markers = s->info.rx_markers;
     rs.mpa.crc = rs.ift.crc = s->info.crc;
+    rs.buf_size = 0; /* ours comes from get_buffer, when a record needs it */
     int rc = dw_fr_tx_new(&s->tx, &ts);
-    dw_fr_rx_callbacks cb = {on_pdu, on_error, s->o.cb.get_buffer ? get_buffer : NULL};
+    dw_fr_rx_callbacks cb = {on_pdu, on_error, get_buffer};
     if (!rc)
         rc = dw_fr_rx_new(&s->rx, &rs, &cb, s);
     if (!rc)
-        read_emss(s);
+        dw_sk_read_emss(s);
     return rc;
 }
 
 static dw_sock *sock_new(int fd, const dw_sock_opts *o)
 {
     dw_sock *s = calloc(1, sizeof *s);
-    if (!s || !(s->rbuf = malloc(RBUF))) {
+    if (!s)
+        return NULL;
+    s->fd = fd;
+    s->o = *o;
+    sizes(&s->o);
+    s->info.framing = o->framing;
+    dw_outq_settings qs = {s->o.out_limit, s->o.out_chunk};
+    if (!(s->rbuf = malloc(s->o.rbuf_size)) ||
+        (o->nonblocking && dw_outq_new(&s->q, &qs))) {
+        free(s->rbuf);
         free(s);
         return NULL;
     }
-    s->fd = fd;
-    s->o = *o;
-    s->info.framing = o->framing;
     int one = 1; /* MPA 7.3: Nagle off, so FPDUs leave as framed */
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (o->timeout_ms > 0)
+    if (o->timeout_ms > 0 && !o->nonblocking)
         set_timeouts(fd, o->timeout_ms);
     return s;
 }
@@ -159,62 +165,28 @@ static dw_sock *sock_new(int fd, const dw_sock_opts *o)
 static int read_more(dw_sock *s)
 {
     for (;;) {
-        ssize_t n = read(s->fd, s->rbuf + s->have, RBUF - s->have);
+        size_t room = s->o.rbuf_size - s->have;
+        ssize_t n = read(s->fd, s->rbuf + s->have, room);
         if (n > 0) {
             s->have += (size_t)n;
             return 0;
         }
         if (n == 0)
-            return DW_ERR_CLOSED;
+            return room ? DW_ERR_CLOSED : DW_ERR_ENABLEMENT; /* no frame is that long */
         if (errno == EINTR)
             continue;
-        return errno == EAGAIN || errno == EWOULDBLOCK ? DW_ERR_TIMEOUT : DW_ERR_IO;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return s->o.nonblocking ? DW_ERR_AGAIN : DW_ERR_TIMEOUT;
+        return DW_ERR_IO;
     }
-}
-
-/* EAGAIN from a send: a non-blocking socket waits for room; a blocking
- * one ran into its SO_SNDTIMEO. */
-static int wait_room(int fd, int ms)
-{
-    if (!(fcntl(fd, F_GETFL) & O_NONBLOCK))
-        return DW_ERR_TIMEOUT;
-    struct pollfd p = {fd, POLLOUT, 0};
-    int r;
-    do
-        r = poll(&p, 1, ms > 0 ? ms : -1);
-    while (r < 0 && errno == EINTR);
-    return r > 0 ? 0 : r == 0 ? DW_ERR_TIMEOUT : DW_ERR_IO;
-}
-
-static int write_all(int fd, struct iovec *iov, int cnt, int flags, int ms)
-{
-    struct msghdr m = {0};
-    while (cnt > 0) {
-        m.msg_iov = iov;
-        m.msg_iovlen = (size_t)cnt;
-        ssize_t n = sendmsg(fd, &m, flags | MSG_NOSIGNAL);
-        if (n < 0) {
-            int rc = errno == EINTR ? 0
-                     : errno == EAGAIN || errno == EWOULDBLOCK ? wait_room(fd, ms)
-                                                                : DW_ERR_IO;
-            if (rc)
-                return rc;
-            continue;
-        }
-        while (cnt > 0 && (size_t)n >= iov->iov_len)
-            n -= (ssize_t)iov->iov_len, iov++, cnt--;
-        if (cnt > 0) {
-            iov->iov_base = (uint8_t *)iov->iov_base + n;
-            iov->iov_len -= (size_t)n;
-        }
-    }
-    return 0;
 }
 
 /* The peer's frame was the first `used` of the s->have octets read. */
-static void keep_peer(dw_sock *s, const dw_mpa_nego_result *r, size_t used)
+static int keep_peer(dw_sock *s, const dw_mpa_nego_result *r, size_t used)
 {
-    memcpy(s->peer_frame, s->rbuf, used);
+    if (!s->peer_frame && !(s->peer_frame = malloc(PEER_FRAME_MAX)))
+        return DW_ERR_NOMEM;
+    memcpy(s->peer_frame, s->rbuf, used < PEER_FRAME_MAX ? used : PEER_FRAME_MAX);
     s->info.peer = r->peer;
     s->info.peer.pd = s->peer_frame + DW_MPA_STARTUP_HDR_LEN;
     s->info.tx_markers = r->tx_markers;
@@ -226,8 +198,9 @@ static void keep_peer(dw_sock *s, const dw_mpa_nego_result *r, size_t used)
     s->info.ord = r->ord;
     s->info.rtr = r->rtr;
     s->info.reason = r->reason;
-    s->left_at = used;
-    s->left_n = s->have - used;
+    s->pend_at = used; /* octets after the frame: the first of MPA mode */
+    s->pend_n = s->have - used;
+    return 0;
 }
 
 static void nego_settings(const dw_sock_opts *o, dw_mpa_nego_settings *ns)
@@ -260,10 +233,7 @@ static int send_request(dw_sock *s)
     uint8_t req[DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX];
     nego_settings(&s->o, &ns);
     ssize_t n = dw_mpa_nego_request(&ns, req, sizeof req);
-    if (n < 0)
-        return (int)n;
-    struct iovec v = {req, (size_t)n};
-    return write_all(s->fd, &v, 1, 0, s->o.timeout_ms);
+    return n < 0 ? (int)n : dw_sk_send_raw(s, req, (size_t)n);
 }
 
 /*
@@ -281,13 +251,11 @@ static int start_step(dw_sock *s)
                                           sizeof a.reply, &a.reply_len, &a.res);
     if (n < 0)
         return n == DW_ERR_MALFORMED ? DW_ERR_ENABLEMENT : (int)n;
-    keep_peer(s, &a.res, (size_t)n);
-    if (!s->initiator) { /* MPA mode starts right after our reply */
-        struct iovec v = {a.reply, a.reply_len};
-        int rc = write_all(s->fd, &v, 1, 0, s->o.timeout_ms);
-        if (rc)
-            return rc;
-    }
+    int rc = keep_peer(s, &a.res, (size_t)n);
+    if (!rc && !s->initiator) /* MPA mode starts right after our reply */
+        rc = dw_sk_send_raw(s, a.reply, a.reply_len);
+    if (rc)
+        return rc;
     if (!a.res.accepted)
         return DW_ERR_REJECTED;
     s->starting = 0;
@@ -320,8 +288,22 @@ static const char *what(int rc)
     }
 }
 
+/* MPA mode at once (immediate start-up), or the negotiation begun. */
+static int begin(dw_sock *s)
+{
+    const dw_sock_opts *o = &s->o;
+    if (o->startup == DW_SOCK_NEGOTIATE) {
+        s->starting = 1;
+        int rc = s->initiator ? send_request(s) : 0;
+        return !rc && !o->nonblocking ? start_blocking(s) : rc;
+    }
+    int mk = o->framing == DW_FRAMING_MPA && o->markers; /* IFT: none */
+    s->info.tx_markers = s->info.rx_markers = mk, s->info.crc = o->crc;
+    return make_mpa(s);
+}
+
 static int setup(dw_sock **ps, int fd, const dw_sock_opts *o, int initiator,
-                 char *err, size_t errlen, dw_mpa_nego_reason *why)
+                 int connecting, char *err, size_t errlen, dw_mpa_nego_reason *why)
 {
     *ps = NULL;
     if (!o->cb.on_pdu) {
@@ -338,20 +320,11 @@ static int setup(dw_sock **ps, int fd, const dw_sock_opts *o, int initiator,
         close(fd);
         return say(err, errlen, DW_ERR_NOMEM, "%s", "out of memory");
     }
-    int rc = 0;
     s->initiator = initiator;
+    s->connecting = connecting;
     if (o->nonblocking)
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-    if (o->startup == DW_SOCK_NEGOTIATE) {
-        s->starting = 1;
-        rc = initiator ? send_request(s) : 0;
-        if (!rc && !o->nonblocking)
-            rc = start_blocking(s);
-    } else {
-        int mk = o->framing == DW_FRAMING_MPA && o->markers; /* IFT: none */
-        s->info.tx_markers = s->info.rx_markers = mk, s->info.crc = o->crc;
-        rc = make_mpa(s);
-    }
+    int rc = begin(s);
     if (rc == DW_ERR_REJECTED) {
         *why = s->info.reason;
         say(err, errlen, rc, "MPA start-up refused: %s", dw_mpa_nego_reason_str(*why));
@@ -375,13 +348,13 @@ static int close_keep_errno(int fd)
     return -1;
 }
 
-static struct addrinfo *resolve(const char *host, const char *port, int passive,
+static struct addrinfo *resolve(const char *host, const char *port, int flags,
                                 char *err, size_t errlen)
 {
     struct addrinfo hints = {0}, *res = NULL;
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = passive ? AI_PASSIVE : 0;
+    hints.ai_flags = flags;
     int g = getaddrinfo(host, port, &hints, &res);
     if (g) {
         say(err, errlen, 0, "cannot resolve: %s", gai_strerror(g));
@@ -390,23 +363,65 @@ static struct addrinfo *resolve(const char *host, const char *port, int passive,
     return res;
 }
 
+/* The type of service and the local address o->local_addr (any port) of a
+ * new socket to a. */
+static int prepare(int fd, const struct addrinfo *to, const dw_sock_opts *o)
+{
+    if (o->tos >= 0) {
+        int v = o->tos;
+        if (to->ai_family == AF_INET6
+                ? setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &v, sizeof v)
+                : setsockopt(fd, IPPROTO_IP, IP_TOS, &v, sizeof v))
+            return -1;
+    }
+    if (!o->local_addr)
+        return 0;
+    int flags = AI_PASSIVE | (o->nonblocking ? AI_NUMERICHOST : 0);
+    struct addrinfo *la = resolve(o->local_addr, "0", flags, NULL, 0);
+    if (!la)
+        return errno = EADDRNOTAVAIL, -1;
+    int one = 1, rc = -1; /* the port is chosen at connect, per destination */
+    setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+    for (struct addrinfo *a = la; a && rc; a = a->ai_next)
+        if (a->ai_family == to->ai_family)
+            rc = bind(fd, a->ai_addr, a->ai_addrlen);
+    if (rc)
+        errno = EADDRNOTAVAIL;
+    freeaddrinfo(la);
+    return rc;
+}
+
+/* A socket connecting (non-blocking: *connecting set) or connected to a. */
+static int open_to(const struct addrinfo *a, const dw_sock_opts *o, int *connecting)
+{
+    int nb = o->nonblocking ? SOCK_NONBLOCK : 0;
+    int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | nb, a->ai_protocol);
+    if (fd < 0)
+        return -1;
+    if (prepare(fd, a, o))
+        return close_keep_errno(fd);
+    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+        return fd;
+    if (nb && errno == EINPROGRESS)
+        return *connecting = 1, fd;
+    return close_keep_errno(fd);
+}
+
 static int connect_once(dw_sock **ps, const char *host, const char *port,
                         const dw_sock_opts *o, char *err, size_t errlen,
                         dw_mpa_nego_reason *why)
 {
-    struct addrinfo *res = resolve(host, port, 0, err, errlen), *a;
-    int fd = -1;
+    int flags = o->nonblocking ? AI_NUMERICHOST | AI_NUMERICSERV : 0;
+    struct addrinfo *res = resolve(host, port, flags, err, errlen), *a;
+    int fd = -1, connecting = 0;
     if (!res)
-        return DW_ERR_IO;
-    for (a = res; a && fd < 0; a = a->ai_next) {
-        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-        if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) != 0)
-            fd = close_keep_errno(fd);
-    }
+        return o->nonblocking ? DW_ERR_INVAL : DW_ERR_IO;
+    for (a = res; a && fd < 0; a = a->ai_next)
+        fd = open_to(a, o, &connecting);
     freeaddrinfo(res);
     if (fd < 0)
         return say(err, errlen, DW_ERR_IO, "connect: %s", strerror(errno));
-    return setup(ps, fd, o, 1, err, errlen, why);
+    return setup(ps, fd, o, 1, connecting, err, errlen, why);
 }
 
 /* A reject of a request with markers may be the peer's lack of markers
@@ -417,7 +432,7 @@ int dw_sock_connect(dw_sock **ps, const char *host, const char *port,
     dw_mpa_nego_reason why = DW_MPA_NEGO_OK;
     int rc = connect_once(ps, host, port, o, err, errlen, &why);
     if (rc != DW_ERR_REJECTED || why != DW_MPA_NEGO_PEER_REJECTED || !o->markers ||
-        !o->retry_no_markers)
+        !o->retry_no_markers || o->nonblocking)
         return rc;
     dw_sock_opts o2 = *o;
     o2.markers = 0;
@@ -430,7 +445,7 @@ int dw_sock_connect(dw_sock **ps, const char *host, const char *port,
 int dw_sock_listen(int *pfd, const char *host, const char *port, char *err,
                    size_t errlen)
 {
-    struct addrinfo *res = resolve(host, port, 1, err, errlen), *a;
+    struct addrinfo *res = resolve(host, port, AI_PASSIVE, err, errlen), *a;
     int fd = -1, one = 1, zero = 0;
     if (!res)
         return DW_ERR_IO;
@@ -459,246 +474,21 @@ int dw_sock_accept(dw_sock **ps, int lfd, const dw_sock_opts *o, char *err,
                    size_t errlen)
 {
     int fd;
+    *ps = NULL;
     do
-        fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | (o->nonblocking ? SOCK_NONBLOCK : 0));
     while (fd < 0 && errno == EINTR);
+    if (fd < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return say(err, errlen, DW_ERR_AGAIN, "%s", "accept: no connection waiting");
     if (fd < 0)
         return say(err, errlen, DW_ERR_IO, "accept: %s", strerror(errno));
     dw_mpa_nego_reason why;
-    return setup(ps, fd, o, 0, err, errlen, &why);
+    return setup(ps, fd, o, 0, 0, err, errlen, &why);
 }
 
-/* TCP_CORK: while set, TCP sends no segment shorter than EMSS and cuts a
- * buffer at the receive window's edge only at a multiple of EMSS
- * (tcp_mss_split_point's Nagle branch); clearing it sends what waits. */
-static void set_cork(dw_sock *s, int on)
-{
-    if (s->corked == on)
-        return;
-    setsockopt(s->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on);
-    s->corked = on;
-}
-
-static void maybe_reread_emss(dw_sock *s)
-{
-    if (++s->sends % EMSS_REREAD == 0)
-        read_emss(s);
-}
-
-int dw_sock_send(dw_sock *s, const void *rec, size_t len)
-{
-    struct iovec one = {(void *)rec, len};
-    return dw_sock_sendv(s, &one, 1);
-}
-
-/* Aligned mode: each FPDU is its own message with MSG_EOR (one segment
- * each, MPA 7.3 no packing), and one sendmmsg carries many of them. A
- * message sent in part is finished with write_all before going on. */
-static int flush_aligned(dw_sock *s, size_t k)
-{
-    size_t i = 0;
-    while (i < k) {
-        int r = sendmmsg(s->fd, s->msgs + i, (unsigned)(k - i), MSG_EOR | MSG_NOSIGNAL);
-        if (r <= 0) {
-            int rc = r == 0 || errno == EINTR ? 0
-                     : errno == EAGAIN || errno == EWOULDBLOCK
-                         ? wait_room(s->fd, s->o.timeout_ms)
-                         : DW_ERR_IO;
-            if (rc)
-                return rc;
-            continue;
-        }
-        /* the kernel goes on after a message sent in part; if a later one
-         * then fit, the stream has a hole: the connection is unusable */
-        for (size_t j = i; j + 1 < i + (size_t)r; j++)
-            if (s->msgs[j].msg_len < s->msg_bytes[j])
-                return DW_ERR_IO;
-        i += (size_t)r;
-        struct mmsghdr *m = &s->msgs[i - 1];
-        if (m->msg_len < s->msg_bytes[i - 1]) {
-            /* the last message went out in part: skip what was sent */
-            struct iovec *v = m->msg_hdr.msg_iov;
-            int cnt = (int)m->msg_hdr.msg_iovlen;
-            size_t sent = m->msg_len;
-            while (sent >= v->iov_len)
-                sent -= v->iov_len, v++, cnt--;
-            v->iov_base = (uint8_t *)v->iov_base + sent;
-            v->iov_len -= sent;
-            int rc = write_all(s->fd, v, cnt, MSG_EOR, s->o.timeout_ms);
-            if (rc)
-                return rc;
-        }
-    }
-    return 0;
-}
-
-int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n)
-{
-    if (s->starting)
-        return DW_ERR_STATE;
-    set_cork(s, 0); /* a record is sent now, not held */
-    size_t cnt = 0, group = 0, k = 0;
-    int packed = s->o.seg_mode == DW_MPA_SEG_PACKED;
-    for (size_t i = 0; i < n; i++) {
-        maybe_reread_emss(s);
-        size_t need = dw_fr_tx_frame_len(s->tx, 0, recs[i].iov_len);
-        int full = cnt + DW_MPA_FPDU_IOV_MAX > IOV_CAP || k == MSG_CAP;
-        /* packed: a group ends where the next FPDU would not fit (MPA 7.3) */
-        if (cnt && (full || (packed && group + need > s->info.emss))) {
-            int rc = packed ? write_all(s->fd, s->iov, (int)cnt, MSG_EOR, s->o.timeout_ms)
-                            : flush_aligned(s, k);
-            if (rc)
-                return rc;
-            cnt = group = k = 0;
-        }
-        dw_fr_frame_info fi;
-        ssize_t f = dw_fr_tx_frame(s->tx, NULL, 0, recs[i].iov_base, recs[i].iov_len,
-                                   s->iov + cnt, IOV_CAP - cnt, &fi);
-        if (f < 0)
-            return (int)f;
-        if (!packed) {
-            s->msgs[k] = (struct mmsghdr){.msg_hdr = {.msg_iov = s->iov + cnt,
-                                                      .msg_iovlen = fi.iovcnt}};
-            s->msg_bytes[k++] = (size_t)f;
-        }
-        cnt += fi.iovcnt;
-        group += (size_t)f;
-    }
-    if (!cnt)
-        return 0;
-    return packed ? write_all(s->fd, s->iov, (int)cnt, MSG_EOR, s->o.timeout_ms)
-                  : flush_aligned(s, k);
-}
-
-int dw_sock_send_pdu(dw_sock *s, const void *hdr, size_t hlen, const void *payload,
-                     size_t plen)
-{
-    if (s->starting)
-        return DW_ERR_STATE;
-    set_cork(s, 0);
-    maybe_reread_emss(s);
-    dw_fr_frame_info fi;
-    ssize_t f = dw_fr_tx_frame(s->tx, hdr, hlen, payload, plen, s->iov, IOV_CAP, &fi);
-    if (f < 0)
-        return (int)f;
-    /* an FPDU of exactly EMSS may share a buffer with the next one: the
-     * kernel cuts buffers at multiples of EMSS (docs/DESIGN.md) */
-    int whole = s->o.framing == DW_FRAMING_MPA && (size_t)f == s->info.emss;
-    return write_all(s->fd, s->iov, (int)fi.iovcnt, whole ? 0 : MSG_EOR, s->o.timeout_ms);
-}
-
-/* ---- bulk: exact-fill FPDUs in large writes (docs/DESIGN.md) ---------- */
-
-/* Frames whole records of p[0..n) into s->iov for one write: exact-fill
- * FPDUs back to back, up to cap octets (at least one FPDU), STREAM_BATCH or
- * IOV_CAP iovecs, ending after an FPDU shorter than EMSS (MPA 7.3: what
- * follows starts a new segment). With more, a last piece shorter than the
- * fill stays behind. With nmsg, each FPDU is its own message (at most
- * MSG_CAP) for flush_aligned. Returns the octets of p framed; *cnt the
- * iovecs. */
-static ssize_t stream_frame(dw_sock *s, const uint8_t *p, size_t n, int more, size_t cap,
-                            size_t *cnt, size_t *nrec, size_t *nmsg)
-{
-    size_t at = 0, octets = 0, c = 0, k = 0;
-    int mpa = s->o.framing == DW_FRAMING_MPA;
-    while (at < n && octets < STREAM_BATCH && (!nmsg || k < MSG_CAP)) {
-        size_t rec = dw_fr_tx_fill_len(s->tx);
-        if (n - at < rec && more)
-            break;
-        rec = n - at < rec ? n - at : rec;
-        size_t flen = dw_fr_tx_frame_len(s->tx, 0, rec);
-        if (c + 2 * (flen / DW_MPA_MARKER_INTERVAL + 2) + 4 > IOV_CAP ||
-            (octets && !nmsg && octets + flen > cap))
-            break;
-        dw_fr_frame_info fi;
-        ssize_t f = dw_fr_tx_frame(s->tx, NULL, 0, p + at, rec, s->iov + c, IOV_CAP - c, &fi);
-        if (f < 0)
-            return f;
-        if (nmsg) { /* each FPDU its own message and buffer */
-            s->msgs[k] = (struct mmsghdr){.msg_hdr = {.msg_iov = s->iov + c,
-                                                      .msg_iovlen = fi.iovcnt}};
-            s->msg_bytes[k++] = (size_t)f;
-        }
-        c += fi.iovcnt, at += rec, octets += (size_t)f, ++*nrec;
-        if (mpa && (size_t)f != s->info.emss)
-            break;
-    }
-    *cnt = c;
-    if (nmsg)
-        *nmsg = k;
-    return (ssize_t)at;
-}
-
-/* MPA where no FPDU fills EMSS (EMSS not a multiple of 4, or beyond the
- * largest FPDU): one record of the fill size, its own message (MSG_EOR). */
-static ssize_t stream_one(dw_sock *s, const uint8_t *p, size_t n, int more, size_t *nrec)
-{
-    size_t rec = dw_fr_tx_fill_len(s->tx);
-    if (n < rec && more)
-        return 0;
-    struct iovec v = {(void *)p, n < rec ? n : rec};
-    int rc = dw_sock_sendv(s, &v, 1);
-    ++*nrec;
-    return rc ? rc : (ssize_t)v.iov_len;
-}
-
-/* Whether FPDUs of the fill size are exactly EMSS octets here. */
-static int fills_exactly(dw_sock *s)
-{
-    size_t fill = dw_fr_tx_fill_len(s->tx);
-    return s->info.emss % 4 == 0 && dw_fr_tx_frame_len(s->tx, 0, fill) == s->info.emss;
-}
-
-ssize_t dw_sock_send_stream(dw_sock *s, const void *buf, size_t len, int more, size_t *nrec)
-{
-    const uint8_t *p = buf;
-    size_t at = 0, k = 0;
-    if (s->starting)
-        return DW_ERR_STATE;
-    while (at < len) {
-        read_emss(s); /* MPA 7.3.1: each write follows the path MTU */
-        int mpa = s->o.framing == DW_FRAMING_MPA, exact = mpa && fills_exactly(s);
-        ssize_t r;
-        size_t cnt = 0;
-        if (mpa && !exact) {
-            r = stream_one(s, p + at, len - at, more, &k);
-        } else {
-            /*
-             * Corked, a send held back by the congestion window is cut at
-             * a multiple of EMSS. The peer's receive window ends anywhere:
-             * a buffer that reaches past its right edge may be cut there
-             * when the kernel pushes (TCP_NAGLE_PUSH, whatever TCP_CORK
-             * says). So only what fits inside the window goes in one large
-             * buffer; beyond it each FPDU is a buffer of its own, which
-             * the kernel sends whole or not at all (docs/DESIGN.md).
-             */
-            set_cork(s, mpa);
-            size_t nmsg = 0, room = mpa ? dw_io_window_room(s->fd) : SIZE_MAX;
-            int one = room < s->info.emss;
-            r = stream_frame(s, p + at, len - at, more, room, &cnt, &k, one ? &nmsg : NULL);
-            int rc = r <= 0 ? 0
-                     : one  ? flush_aligned(s, nmsg)
-                            : write_all(s->fd, s->iov, (int)cnt, MSG_EOR, s->o.timeout_ms);
-            r = rc ? rc : r;
-        }
-        if (r <= 0) {
-            if (r < 0)
-                return r;
-            break;
-        }
-        at += (size_t)r;
-    }
-    if (!more)
-        set_cork(s, 0); /* the last, shorter FPDU leaves now */
-    if (nrec)
-        *nrec = k;
-    return (ssize_t)at;
-}
-
-size_t dw_sock_fill_len(dw_sock *s)
-{
-    return s->starting ? 0 : dw_fr_tx_fill_len(s->tx);
-}
+/* ------------------------------------------------------------------ */
+/* Receiving                                                           */
+/* ------------------------------------------------------------------ */
 
 /* Immediate mode with markers: MPA's first four octets are a zero marker
  * (MPA 8.1); anything else means the peer is not in MPA mode. */
@@ -716,25 +506,40 @@ static int first_frame_bad(dw_sock *s)
 {
     int code = dw_fr_rx_failed(s->rx);
     return s->o.framing == DW_FRAMING_IFT && s->o.startup == DW_SOCK_IMMEDIATE &&
-           dw_fr_rx_delivered(s->rx) == 0 && (code == DW_IFT_ERR_SIZE || code == DW_IFT_ERR_HEADER_CRC);
+           dw_fr_rx_delivered(s->rx) == 0 &&
+           (code == DW_IFT_ERR_SIZE || code == DW_IFT_ERR_HEADER_CRC);
 }
 
+/* Feeds n octets until done or the user asks to stop: octets consumed. */
 static ssize_t feed(dw_sock *s, const uint8_t *p, size_t n)
 {
+    size_t done = 0;
     if (s->empty) /* nothing after a refused record */
         return DW_ERR_PROTO;
     if (s->o.startup == DW_SOCK_IMMEDIATE && s->info.rx_markers &&
         check_first_marker(s, p, n))
         return DW_ERR_ENABLEMENT;
-    while (n) {
-        ssize_t r = dw_fr_rx_feed(s->rx, p, n);
+    s->stop = 0;
+    while (done < n && !s->stop) {
+        ssize_t r = dw_fr_rx_feed(s->rx, p + done, n - done);
         if (r < 0)
             return first_frame_bad(s) ? DW_ERR_ENABLEMENT : r;
         if (s->empty)
             return dw_fr_rx_delivered(s->rx) == 1 ? DW_ERR_ENABLEMENT : DW_ERR_PROTO;
-        p += r, n -= (size_t)r;
+        done += (size_t)r;
     }
-    return 0;
+    return (ssize_t)done;
+}
+
+/* Feeds rbuf[at..at+n); what a stop leaves stays pending. */
+static ssize_t feed_keep(dw_sock *s, size_t at, size_t n)
+{
+    ssize_t r = feed(s, s->rbuf + at, n);
+    if (r < 0)
+        return r;
+    s->pend_at = at + (size_t)r;
+    s->pend_n = n - (size_t)r;
+    return r ? r : 1; /* progress (a stopped empty feed cannot happen) */
 }
 
 static ssize_t ended(dw_sock *s, dw_mpa_close_reason why)
@@ -745,67 +550,69 @@ static ssize_t ended(dw_sock *s, dw_mpa_close_reason why)
     return rc == 0 && why == DW_MPA_CLOSE_FIN ? DW_ERR_CLOSED : DW_ERR_PROTO;
 }
 
-/* dw_sock_recv before MPA mode: read, step, and go on with what follows. */
+/* dw_sock_recv before MPA mode: read, step; what follows the peer's
+ * frame is pending, fed by the next call. */
 static ssize_t recv_starting(dw_sock *s)
 {
     size_t before = s->have;
     int rc = read_more(s);
-    if (rc == DW_ERR_TIMEOUT && (fcntl(s->fd, F_GETFL) & O_NONBLOCK))
-        return 0; /* nothing yet */
     if (rc)
         return rc;
     rc = start_step(s);
-    if (rc == DW_ERR_NEED_MORE)
-        return (ssize_t)(s->have - before);
-    return rc ? rc : (ssize_t)(s->have - before);
+    if (rc && rc != DW_ERR_NEED_MORE)
+        return rc;
+    return (ssize_t)(s->have - before);
 }
 
 int dw_sock_ready(const dw_sock *s)
 {
-    return !s->starting;
+    return !s->starting && !s->connecting;
 }
 
 ssize_t dw_sock_recv(dw_sock *s)
 {
-    if (s->starting) {
-        ssize_t r = recv_starting(s);
-        if (r <= 0 || s->starting || !s->left_n)
-            return r;
-    }
-    if (s->left_n) { /* octets that came with the peer's start-up frame */
-        size_t n = s->left_n;
-        s->left_n = 0;
-        memmove(s->rbuf, s->rbuf + s->left_at, n);
-        ssize_t r = feed(s, s->rbuf, n);
-        return r < 0 ? r : (ssize_t)n;
-    }
+    if (s->starting)
+        return recv_starting(s);
+    if (s->pend_n) /* octets that came with the start-up frame, or after a stop */
+        return feed_keep(s, s->pend_at, s->pend_n);
     ssize_t n;
     do
-        n = read(s->fd, s->rbuf, RBUF);
+        n = read(s->fd, s->rbuf, s->o.rbuf_size);
     while (n < 0 && errno == EINTR);
     if (n > 0) {
-        ssize_t r = feed(s, s->rbuf, (size_t)n);
+        ssize_t r = feed_keep(s, 0, (size_t)n);
         return r < 0 ? r : n;
     }
     if (n == 0)
         return ended(s, DW_MPA_CLOSE_FIN);
     if (errno == EAGAIN || errno == EWOULDBLOCK)
-        return fcntl(s->fd, F_GETFL) & O_NONBLOCK ? 0 : ended(s, DW_MPA_CLOSE_TIMEOUT);
+        return fcntl(s->fd, F_GETFL) & O_NONBLOCK ? DW_ERR_AGAIN
+                                                  : ended(s, DW_MPA_CLOSE_TIMEOUT);
+    if (errno == ENOTCONN && s->connecting)
+        return DW_ERR_AGAIN;
     if (errno == ECONNRESET)
         return ended(s, DW_MPA_CLOSE_RST);
+    int e = errno;
     ended(s, DW_MPA_CLOSE_LOST);
+    errno = e;
     return DW_ERR_IO;
 }
 
-int dw_sock_shutdown(dw_sock *s)
+size_t dw_sock_pending(const dw_sock *s)
 {
-    set_cork(s, 0);
-    return shutdown(s->fd, SHUT_WR) ? DW_ERR_IO : 0;
+    return s->pend_n;
+}
+
+int dw_sock_in_frame(const dw_sock *s)
+{
+    if (s->starting)
+        return s->have > 0;
+    return s->rx && dw_fr_rx_offset(s->rx) > s->frame_end;
 }
 
 void dw_sock_get_info(dw_sock *s, dw_sock_info *info)
 {
-    read_emss(s);
+    dw_sk_read_emss(s);
     *info = s->info;
 }
 
@@ -830,6 +637,9 @@ void dw_sock_close(dw_sock *s)
     close(s->fd);
     dw_fr_tx_del(s->tx);
     dw_fr_rx_del(s->rx);
+    dw_sk_free_send(s);
     free(s->rbuf);
+    free(s->peer_frame);
+    free(s->asmb);
     free(s);
 }

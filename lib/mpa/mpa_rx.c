@@ -33,8 +33,9 @@ struct dw_mpa_rx {
     unsigned held;
     uint8_t mark[4];   /* a partial marker */
     unsigned mheld;
-    uint8_t *buf;      /* own ULPDU buffer, 65535 octets */
+    uint8_t *buf;      /* own ULPDU buffer, set.buf_size octets */
     int stop;          /* on_ulpdu asked feed() to return */
+    int nobuf;         /* a ULPDU had nowhere to go: nothing more taken */
 };
 
 void dw_mpa_rx_settings_default(dw_mpa_rx_settings *s)
@@ -43,6 +44,7 @@ void dw_mpa_rx_settings_default(dw_mpa_rx_settings *s)
     s->markers = 1;
     s->crc = 1;
     s->check_markers = 1;
+    s->buf_size = 65535;
 }
 
 int dw_mpa_rx_new(dw_mpa_rx **prx, const dw_mpa_rx_settings *settings,
@@ -59,12 +61,14 @@ int dw_mpa_rx_new(dw_mpa_rx **prx, const dw_mpa_rx_settings *settings,
     dw_mpa_rx *rx = calloc(1, sizeof *rx);
     if (!rx)
         return DW_ERR_NOMEM;
-    rx->buf = malloc(65535);
-    if (!rx->buf) {
+    rx->set = *settings;
+    if (rx->set.buf_size > 65535)
+        rx->set.buf_size = 65535; /* the largest ULPDU_Length */
+    rx->buf = rx->set.buf_size ? malloc(rx->set.buf_size) : NULL;
+    if (rx->set.buf_size && !rx->buf) {
         free(rx);
         return DW_ERR_NOMEM;
     }
-    rx->set = *settings;
     rx->cb = *cb;
     rx->user = user_data;
     *prx = rx;
@@ -128,12 +132,17 @@ static void begin_fpdu(dw_mpa_rx *rx, uint64_t at)
 }
 
 /* Where a ULPDU that cannot be delivered in place goes: the caller's
- * buffer when get_buffer gives one, else our own. */
+ * buffer when get_buffer gives one, else our own if it is long enough;
+ * NULL (and nothing more taken) when neither is there. */
 static uint8_t *ulpdu_dst(dw_mpa_rx *rx, size_t ulen)
 {
+    static uint8_t none[1]; /* an empty ULPDU needs no room */
     uint8_t *d = ulen && rx->cb.get_buffer ? rx->cb.get_buffer(rx, ulen, rx->user)
                                            : NULL;
-    return d ? d : rx->buf;
+    if (!d)
+        d = !ulen ? none : ulen <= rx->set.buf_size ? rx->buf : NULL;
+    rx->nobuf = !d;
+    return d;
 }
 
 static void set_length(dw_mpa_rx *rx, size_t ulen)
@@ -225,6 +234,8 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
         rx->crc = crc_add(rx, 0, in, flen - 4);
     } else { /* strip markers while copying, CRC over every octet */
         uint8_t *dst = ulpdu_dst(rx, ulen);
+        if (!dst)
+            return DW_ERR_NOMEM;
         strip_copy(rx, in, ulen, flen, dst);
         data = dst;
     }
@@ -323,7 +334,7 @@ static ssize_t step(dw_mpa_rx *rx, const uint8_t *in, size_t n)
     rx->held = 0;
     if (rx->st == ST_HDR) {
         set_length(rx, dw_get_be16(rx->hold));
-        return (ssize_t)take;
+        return rx->nobuf ? DW_ERR_NOMEM : (ssize_t)take;
     }
     int rc = finish(rx, dw_crc32c_load(rx->hold), rx->dst);
     return rc ? rc : (ssize_t)take;
@@ -335,6 +346,8 @@ ssize_t dw_mpa_rx_feed(dw_mpa_rx *rx, const void *in, size_t len)
         return DW_ERR_INVAL;
     if (rx->failed) /* MPA 9: nothing more after an error */
         return DW_ERR_PROTO;
+    if (rx->nobuf)
+        return DW_ERR_NOMEM;
     const uint8_t *p = in;
     size_t left = len;
     rx->stop = 0;

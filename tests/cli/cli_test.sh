@@ -75,7 +75,7 @@ $D demo --bytes 16M --startup negotiate --pack --no-markers > "$T/demo"
 check "[ $? = 0 ] && grep -q 'negotiated' '$T/demo'"
 $D demo --bytes 16M --framing ift > "$T/demo"
 check "[ $? = 0 ] && grep -q 'IFT over loopback' '$T/demo' && grep -q 'all records verified' '$T/demo'"
-$D demo --framing ift --startup negotiate > /dev/null 2>&1; check "[ $? = 1 ]"
+$D demo --framing ift --startup negotiate > /dev/null 2>&1; check "[ $? = 2 ]"  # a usage error
 
 # listen/send over loopback TCP: byte-exact in every mode; --records keeps
 # the boundaries; mismatched start-up modes fail on both ends

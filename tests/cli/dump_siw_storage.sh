@@ -9,6 +9,7 @@
 #    with the framing intact (non-zero PAD, ULPDUs above 64768), each
 #    named in the flow summary, and no FPDU is lost to them (no sync_lost,
 #    no resync; as many FPDUs as tshark frames, where tshark is installed);
+#  - tshark decodes the same DDP/RDMAP fields, ULPDU by ULPDU;
 #  - corrupted copies (tests/lib/siw_mutate.py: a flipped bit, a dropped
 #    segment, an MSN skipped, a Read Response answering the wrong request)
 #    are caught, each as what it is.
@@ -68,6 +69,61 @@ for f in "$DATA"/*.pcap; do
   n=$((n + 1))
 done
 check "[ $n -ge 20 ]" "only $n captures in $DATA"
+
+# tshark decodes the same DDP/RDMAP fields: opcode, STag and TO (tagged),
+# QN, MSN and MO (untagged), ULPDU by ULPDU, per direction
+if command -v tshark > /dev/null 2>&1; then
+  for name in nvmeof_mtu1500_crc nfs_mtu65536_nocrc smb_mtu1500_crc readbw_mtu65536_crc_head; do
+    tshark -r "$DATA/$name.pcap" -o tcp.try_heuristic_first:TRUE -T fields -E separator='|' \
+      -e tcp.srcport -e tcp.dstport -e iwarp_rdma.opcode -e iwarp_ddp.stag -e iwarp_ddp.tagged_offset \
+      -e iwarp_ddp.qn -e iwarp_ddp.msn -e iwarp_ddp.mo 2> /dev/null > "$T/$name.tsv"
+    python3 - "$T/$name.jsonl" "$T/$name.tsv" > "$T/cmp" 2>&1 <<'PY'
+import json, re, sys
+names = ['Write', 'ReadReq', 'ReadResp', 'Send', 'SendInv', 'SendSE', 'SendSEInv', 'Terminate']
+ours, port = {}, {}
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if o['type'] == 'flow':
+        c, v = int(o['client'].rsplit(':', 1)[1]), int(o['server'].rsplit(':', 1)[1])
+        port[(o['flow'], 'c2s')], port[(o['flow'], 's2c')] = (c, v), (v, c)
+    if o['type'] != 'fpdu' or not o['ddp']:
+        continue
+    w = o['ddp'].split()
+    op = names.index(w[0])
+    if op in (0, 2):
+        key = (op, int(w[2], 16), int(w[4], 16))
+    else:
+        m = re.search(r'MSN (\d+)', o['ddp'])
+        mo = re.search(r'MO (\d+)', o['ddp'])
+        qn = 1 if op == 1 else int(re.search(r'QN (\d+)', o['ddp']).group(1))
+        key = (op, qn, int(m.group(1)), int(mo.group(1)) if mo else 0)
+    ours.setdefault((o['flow'], o['dir']), []).append(key)
+theirs = {}
+for l in open(sys.argv[2]):
+    f = l.rstrip('\n').split('|')
+    if not f[2]:
+        continue
+    cols = [c.split(',') for c in f[2:]]
+    for i, op in enumerate(cols[0]):
+        op = int(op, 16)
+        g = lambda k: cols[k][i] if i < len(cols[k]) else ''
+        if op in (0, 2):
+            key = (op, int(g(1), 16), int(g(2), 16))
+        else:
+            key = (op, int(g(3)), int(g(4)), int(g(5)))
+        theirs.setdefault((int(f[0]), int(f[1])), []).append(key)
+n = 0
+for k, seq in ours.items():
+    t = theirs.get(port[k], [])
+    assert seq == t[:len(seq)] and len(seq) == len(t), (k, len(seq), len(t),
+        next(((i, a, b) for i, (a, b) in enumerate(zip(seq, t)) if a != b), None))
+    n += len(seq)
+print('%d ULPDUs agree' % n)
+PY
+    check "[ $? = 0 ]" "$name: dump and tshark decode DDP/RDMAP differently: $(tail -2 "$T/cmp")"
+    echo "$name: $(tail -1 "$T/cmp")"
+  done
+fi
 
 # corrupted copies, caught as what they are
 for src in nvmeof_mtu1500_crc smb_mtu1500_crc nfs_mtu1500_crc readbw_mtu65536_crc_head; do

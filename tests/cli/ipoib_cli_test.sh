@@ -83,11 +83,14 @@ row() { awk -v a="$1" -v b="$2" '$1==a && $2==b {print $3, $4, $5, $6}' "$T/m"; 
 # a scenario and its pcap: link type 242, records of ARP (100 octets) first
 $D ipoib sim draft-all draft-rc --bulk 20000 > "$T/s" && grep -q "RC  *65520.* ok$" "$T/s" && ok ||
   bad "sim: $(cat "$T/s")"
-$D ipoib pcap "$T/c.pcap" rfc-rc linux-rc --bulk 10000 > /dev/null 2> "$T/err" && ok || bad "pcap: $(cat "$T/err")"
+$D ipoib pcap -w "$T/c.pcap" rfc-rc linux-rc --bulk 10000 > /dev/null 2> "$T/err" && ok || bad "pcap: $(cat "$T/err")"
 hdr=$(od -An -tx1 -N24 "$T/c.pcap" | tr -d ' \n')
 [ "$hdr" = "d4c3b2a102000400000000000000000000000400f2000000" ] && ok || bad "pcap header $hdr"
 [ "$(od -An -tu4 -j32 -N4 "$T/c.pcap" | tr -d ' ')" = 100 ] && ok || bad "first record is not a 100-octet ARP"
-refuses 1 $D ipoib pcap /nonexistent/dir/x.pcap
+refuses 1 $D ipoib pcap -w /nonexistent/dir/x.pcap
+sum=$(md5sum < "$T/c.pcap")
+refuses 2 $D ipoib pcap "$T/c.pcap"
+[ "$(md5sum < "$T/c.pcap")" = "$sum" ] && ok || bad "ipoib pcap FILE (no -w) changed FILE"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

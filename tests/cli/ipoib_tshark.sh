@@ -20,7 +20,7 @@ TS() { tshark -n -r "$1" -o ip.check_checksum:TRUE "${@:2}" 2> /dev/null; }
 
 scenario() { # NAME A B FLAGS_A FLAGS_B
   local p="$T/$1.pcap" n
-  n=$($D ipoib pcap "$p" "$2" "$3" --bulk 30000 --pings 3 2>&1 > /dev/null |
+  n=$($D ipoib pcap -w "$p" "$2" "$3" --bulk 30000 --pings 3 2>&1 > /dev/null |
       sed -n 's/.*: \([0-9]*\) UD frames written.*/\1/p')
   check "[ -n '$n' ] && [ '$n' -gt 5 ]" "$1: pcap written ($n frames)"
   check "[ \"\$(TS $p | wc -l)\" = '$n' ]" "$1: tshark reads all $n frames"

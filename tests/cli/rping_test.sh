@@ -45,6 +45,9 @@ pair rev1 -S 1000 -- -C "$N" -S 1000 -V --rev 1
 pair rev2 -S 1000 -- -C "$N" -S 1000 -V --rev 2
 pair rev2-nocrc --no-crc -S 100 -- -C "$N" -S 100 -V --no-crc
 grep -q "CRC off" "$T/c.err" || bad "CRC was not off"
+# rdma-core's flags: -I (source address), -t (type of service), -d, -q
+pair rdma-core-flags -S 100 -- -C 3 -S 100 -V -I 127.0.0.2 -t 16 -d -q
+grep -q "completion op" "$T/c.err" || bad "-d: no completion printed"
 pair markers --markers -S 2000 -- -C "$N" -S 2000 -V --markers --rev 1
 grep -q "markers on/on" "$T/c.err" || bad "markers were not on"
 pair big -S 65535 -- -C "$N" -S 65535 -V

@@ -158,5 +158,11 @@ done
 $D tcprdma synth -o "$T/x.pcap" --layout m:5,q:3 > /dev/null 2>&1
 check "[ $? = 2 ]" "bad layout"
 
+# -o that is a file or an unwritable folder: one message naming it, exit 1
+touch "$T/afile"
+$D tcprdma place "$T/c.pcap" -o "$T/afile" > "$T/out" 2> "$T/err"
+rc=$?
+check "[ $rc = 1 ] && [ \"\$(wc -l < '$T/err')\" = 1 ] && grep -q afile '$T/err'" "place -o FILE: exit $rc, $(head -3 "$T/err")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -194,6 +194,27 @@ static int measure(const opts *o, const stream *st, int middlebox, size_t nconn,
     return 0;
 }
 
+int analyze_buffers_model(uint32_t emss, size_t fpdus, uint32_t loss_ppm, uint32_t reorder_ppm,
+                          int middlebox, uint64_t seed, analyze_model *out)
+{
+    opts o = {emss, fpdus, loss_ppm, reorder_ppm, 0, seed, 1};
+    stream st;
+    res r;
+    memset(out, 0, sizeof *out);
+    if (build(&st, emss, fpdus))
+        return -1;
+    int rc = measure(&o, &st, middlebox, 1, 1u << 20, &r);
+    free(st.wire);
+    free(st.info);
+    if (rc)
+        return -1;
+    out->ulpdus = r.ulpdus;
+    out->early = r.early;
+    out->held_peak = r.conn_peak_max;
+    out->ulpdu_len = st.ulpdu;
+    return 0;
+}
+
 /* Octets in B, kB or MB (powers of 1000, as the text's "15 MB"). */
 static const char *human(uint64_t v, char *buf, size_t cap)
 {

@@ -327,6 +327,16 @@ static int framing(void *out, const char *name, const char *v)
     return 0;
 }
 
+int cli_sock_valid(const char *prog, const dw_sock_opts *o)
+{
+    if (o->framing == DW_FRAMING_IFT && o->startup == DW_SOCK_NEGOTIATE) {
+        fprintf(stderr, "%s: --framing ift has no negotiated start-up (use --startup "
+                        "immediate)\n", prog);
+        return 2;
+    }
+    return CLI_GO;
+}
+
 int cli_sock_option(void *sock_opts, int argc, char **argv, int *i)
 {
     dw_sock_opts *o = sock_opts;
@@ -366,6 +376,12 @@ int cli_hostport(const char *s, char *host, size_t hcap, char *port, size_t pcap
     const char *p = colon ? colon + 1 : s;
     if (!*p || strlen(p) >= pcap)
         return -1;
+    char *end;
+    unsigned long v = strtoul(p, &end, 10);
+    if (*end || v > 65535 || p[0] == '-' || p[0] == '+') {
+        fprintf(stderr, "%s: port '%s' is not a number from 0 to 65535\n", cli_prog, p);
+        return -1;
+    }
     strcpy(port, p);
     return 0;
 }

@@ -117,6 +117,10 @@ int cli_mpa_option(void *mpa_opts, int argc, char **argv, int *i);
  * --pack, --timeout MS. */
 int cli_sock_option(void *sock_opts, int argc, char **argv, int *i);
 
+/* The socket options' combinations: CLI_GO, or 2 after saying why. */
+struct dw_sock_opts;
+int cli_sock_valid(const char *prog, const struct dw_sock_opts *o);
+
 /* Splits "HOST:PORT", "[V6]:PORT" or "PORT" (host NULL). 0 or -1. */
 int cli_hostport(const char *s, char *host, size_t hcap, char *port, size_t pcap);
 

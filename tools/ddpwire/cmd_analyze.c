@@ -16,6 +16,8 @@ static const struct {
      "receive buffering, header-aligned vs re-segmented FPDUs (analysis text 7)"},
     {"packing", analyze_packing, "segments and ACKs with and without packing (analysis text 6)"},
     {"align", analyze_align, "segments when each holds whole FPDUs vs plain TCP (analysis text 7.2)"},
+    {"placement", analyze_placement,
+     "a capture's MPA connections through an MPA-aware receiver, beside the buffers model"},
 };
 
 static void help(FILE *f)
@@ -35,6 +37,8 @@ int cmd_analyze(int argc, char **argv)
         help(stdout);
         return 0;
     }
+    if (!strcmp(argv[1], "--version"))
+        return cli_version("ddpwire analyze");
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
         if (!strcmp(argv[1], modes[i].name))
             return modes[i].run(argc - 1, argv + 1);

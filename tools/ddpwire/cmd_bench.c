@@ -34,49 +34,68 @@ static void help(void)
            "       auto row (or to IMPL's row, e.g. pclmul:NAME=...)\n");
 }
 
+#ifdef DW_HAVE_BENCH
+static int anchor(void *out, const char *name, const char *v)
+{
+    dw_bench_opts *o = out;
+    if (!v) {
+        fprintf(stderr, "ddpwire bench: %s needs [IMPL:]NAME=PATH.so\n", name);
+        return -1;
+    }
+    if (o->nanchors == DW_BENCH_ANCHORS_MAX) {
+        fprintf(stderr, "ddpwire bench: at most %d anchors\n", DW_BENCH_ANCHORS_MAX);
+        return -1;
+    }
+    if (dw_bench_anchor_load(&o->anchors[o->nanchors], v))
+        return -1;
+    o->nanchors++;
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    int (*run)(const dw_bench_opts *o);
+} benches[] = {{"crc", dw_bench_crc},         {"mpa", dw_bench_mpa}, {"socket", dw_bench_socket},
+               {"framing", dw_bench_framing}, {"ooo", dw_bench_ooo}};
+#endif
+
 int cmd_bench(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help")) {
+    if (argc < 2) {
         help();
-        return argc < 2 ? 2 : 0;
+        return 2;
     }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        help();
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version"))
+        return cli_version("ddpwire bench");
 #ifdef DW_HAVE_BENCH
     static dw_bench_opts o;
-    int rc;
-    for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
-            o.json = 1;
-        else if (!strcmp(argv[i], "--quick"))
-            o.quick = 1;
-        else if (!strcmp(argv[i], "--size") && i + 1 < argc)
-            o.size = strtoul(argv[++i], NULL, 0);
-        else if (!strcmp(argv[i], "--anchor") && i + 1 < argc) {
-            if (o.nanchors == DW_BENCH_ANCHORS_MAX ||
-                dw_bench_anchor_load(&o.anchors[o.nanchors], argv[++i]))
-                return 2;
-            o.nanchors++;
-        } else {
-            fprintf(stderr, "ddpwire bench: unknown option '%s'\n", argv[i]);
-            return 2;
-        }
+    uint64_t size = 0;
+    const cli_opt t[] = {
+        CLI_FLAG("--json", &o.json),
+        CLI_FLAG("--quick", &o.quick),
+        CLI_U64("--size", &size, 1, 1u << 20),
+        CLI_FN("--anchor", &o, anchor),
+    };
+    for (size_t k = 0; k < sizeof benches / sizeof benches[0]; k++) {
+        if (strcmp(argv[1], benches[k].name))
+            continue;
+        char prog[64];
+        snprintf(prog, sizeof prog, "ddpwire bench %s", benches[k].name);
+        int rc = cli_parse(argc - 1, argv + 1, prog, help, t, CLI_N(t), NULL, NULL);
+        o.size = (size_t)size;
+        if (rc == CLI_GO)
+            rc = benches[k].run(&o);
+        for (int i = 0; i < o.nanchors; i++)
+            dw_bench_anchor_unload(&o.anchors[i]);
+        return rc;
     }
-    if (!strcmp(argv[1], "crc"))
-        rc = dw_bench_crc(&o);
-    else if (!strcmp(argv[1], "mpa"))
-        rc = dw_bench_mpa(&o);
-    else if (!strcmp(argv[1], "socket"))
-        rc = dw_bench_socket(&o);
-    else if (!strcmp(argv[1], "framing"))
-        rc = dw_bench_framing(&o);
-    else if (!strcmp(argv[1], "ooo"))
-        rc = dw_bench_ooo(&o);
-    else {
-        fprintf(stderr, "ddpwire bench: unknown benchmark '%s'\n", argv[1]);
-        rc = 2;
-    }
-    for (int i = 0; i < o.nanchors; i++)
-        dw_bench_anchor_unload(&o.anchors[i]);
-    return rc;
+    fprintf(stderr, "ddpwire bench: unknown benchmark '%s' (crc, mpa, socket, framing, ooo)\n",
+            argv[1]);
+    return 2;
 #else
     fprintf(stderr, "ddpwire bench: this build has no benchmarks (DW_BUILD_BENCH=OFF)\n");
     return 2;

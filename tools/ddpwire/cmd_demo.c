@@ -160,6 +160,8 @@ int cmd_demo(int argc, char **argv)
         CLI_U64("--seed", &p.seed, 1, UINT64_MAX),
     };
     int pr = cli_parse(argc, argv, "ddpwire demo", help, opt, CLI_N(opt), cli_sock_option, &o);
+    if (pr == CLI_GO)
+        pr = cli_sock_valid("ddpwire demo", &o);
     if (pr != CLI_GO)
         return pr;
     uint8_t *pool = malloc(POOL);

@@ -22,8 +22,8 @@ static void help(void)
            "       ddpwire ipoib kinds                      the node kinds of the matrix\n"
            "       ddpwire ipoib matrix [--seed N] [--bulk N] [--pings N]\n"
            "                                                every pair of kinds, simulated\n"
-           "       ddpwire ipoib sim [A B] [--pcap FILE] [--seed N] [--bulk N] [--pings N] [-v]\n"
-           "       ddpwire ipoib pcap FILE [A B]            = sim --pcap FILE\n"
+           "       ddpwire ipoib sim [A B] [-w FILE] [--seed N] [--bulk N] [--pings N] [-v]\n"
+           "       ddpwire ipoib pcap -w FILE [A B]         = sim -w FILE (or --pcap FILE)\n"
            "PROTO is tcp, udp, sctp, icmp or a number 0..255; PORT 0..65535 (0: all).\n"
            "--hex also prints the 64-bit value. The pcap holds the UD frames (ARP with\n"
            "20-octet addresses, IPoIB headers) in link type 242, as Wireshark reads it.\n");
@@ -173,6 +173,7 @@ static int sim_parse(sim_opts *o, int argc, char **argv, const char *prog, int s
         CLI_U64("--bulk", &o->po.bulk, 0, 8u << 20),
         CLI_U32("--pings", &o->po.pings, 0, 1000),
         CLI_FN("--pcap", &o->pcap, pcap_name),
+        CLI_FN("-w", &o->pcap, pcap_name),
         CLI_FLAG("-v", &o->verbose),
         CLI_ARG(&o->a),
         CLI_ARG(&o->b),
@@ -319,6 +320,8 @@ int cmd_ipoib(int argc, char **argv)
         return 0;
     }
     const char *sub = argv[1];
+    if (!strcmp(sub, "--version"))
+        return cli_version("ddpwire ipoib");
     for (int i = 2; i < argc; i++)
         if (!strcmp(argv[i], "--help")) {
             help();
@@ -330,12 +333,16 @@ int cmd_ipoib(int argc, char **argv)
         return cmd_matrix(argc - 1, argv + 1);
     if (!strcmp(sub, "sim"))
         return cmd_sim(argc - 1, argv + 1, NULL);
-    if (!strcmp(sub, "pcap")) {
-        if (argc < 3 || argv[2][0] == '-') {
-            fprintf(stderr, "ddpwire ipoib pcap: needs a FILE\n");
+    if (!strcmp(sub, "pcap")) { /* an output is named with -w: a bare FILE is never written */
+        int w = 0;
+        for (int i = 2; i < argc; i++)
+            w |= !strcmp(argv[i], "-w") || !strncmp(argv[i], "-w=", 3);
+        if (!w) {
+            fprintf(stderr, "ddpwire ipoib pcap: name the capture to write with -w FILE "
+                            "(to read a capture: ddpwire dump FILE)\n");
             return 2;
         }
-        return cmd_sim(argc - 2, argv + 2, argv[2]);
+        return cmd_sim(argc - 1, argv + 1, NULL);
     }
     if (!strcmp(sub, "kinds")) {
         for (size_t k = 0; k < dw_ipoib_kind_count(); k++)

@@ -3,6 +3,8 @@
 #include <ddpwire/mpa_sock.h>
 
 #include <errno.h>
+#include <netdb.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -15,25 +17,44 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "listen_server.h"
 
 static void help(void)
 {
     printf("usage: ddpwire listen [ADDR:]PORT [--records] [--keep-open] [--echo]\n"
            "                      [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers] [--no-crc]\n"
            "                      [--pack] [--timeout MS]\n"
+           "       ddpwire listen [ADDR:]PORT --keep-open [--echo] [--max-conns N] [--out-limit N]\n"
+           "                      [--startup-timeout MS] [--frame-timeout MS] [--idle-timeout MS]\n"
+           "                      [--stall-timeout MS] [--rbuf N] [--turn-records N] [--show N]\n"
+           "                      [--reuseport]\n"
            "Accepts an MPA connection and writes each verified record's payload to\n"
            "stdout (with --records: a 2-octet big-endian length before each). Exits\n"
-           "when the first connection ends. With --keep-open it serves any number of\n"
-           "connections at once (epoll) until killed; --echo sends every record back\n"
-           "to its sender instead of writing it. Both ends must be given the same\n"
+           "when the first connection ends. Both ends must be given the same\n"
            "--startup (a mismatch is detected and reported).\n"
            "A connection must complete its start-up and deliver its first whole record\n"
            "within 10 s (10000 ms) of being accepted, or it fails (a peer that never\n"
            "completes an FPDU cannot hold the listener); after that record it may wait\n"
            "as long as it likes. --timeout MS sets that limit and also limits each later\n"
-           "wait for input (0: no limit at all); with --keep-open only --timeout applies\n"
-           "(to start-up reads and sends). Exit status: 0 when the connection\n"
-           "ended cleanly, 1 on a failure, 2 on a usage error.\n");
+           "wait for input (0: no limit at all).\n"
+           "With --keep-open it serves any number of connections at once (one epoll\n"
+           "loop, never waiting on one of them) until SIGINT or SIGTERM, then prints a\n"
+           "summary (connections, records, octets, failures by kind) on stderr; --echo\n"
+           "sends every record back to its sender instead of writing it. No peer can\n"
+           "stall the others: each connection's echoes wait in an output queue of at\n"
+           "most --out-limit octets (262144), and a connection whose echoes are not read\n"
+           "is not read either until they drain; at most --max-conns connections are\n"
+           "open (accept pauses at the cap); each gets at most --turn-records records\n"
+           "(64) and 4 reads per loop turn. Deadlines (ms, 0: none): --startup-timeout\n"
+           "(10000; accepted to MPA mode), --frame-timeout (10000; a frame's first octet\n"
+           "to its last, so one octet a second cannot hold a connection), --idle-timeout\n"
+           "(0; no octet either way), --stall-timeout (30000; echoes queued and none\n"
+           "taken); --timeout MS sets the first two. Memory per connection: --rbuf\n"
+           "octets read at once (8192); a record longer than a read is assembled in a\n"
+           "buffer allocated for it. The first --show failures (10) are described.\n"
+           "--reuseport lets several listeners share the port (SO_REUSEPORT).\n"
+           "Exit status: 0 when the connection ended cleanly (--keep-open: on the\n"
+           "signal), 1 on a failure, 2 on a usage error.\n");
 }
 
 #define FIRST_MS_DEFAULT 10000
@@ -101,10 +122,11 @@ static ssize_t read_all(dw_sock *s, ctx *c, uint64_t *octets, int *e)
 {
     int64_t deadline = now_ms() + c->first_ms;
     ssize_t r;
-    while ((r = dw_sock_recv(s)) >= 0 && !c->werr) {
-        *octets += (uint64_t)r;
-        if (r > 0)
+    while (((r = dw_sock_recv(s)) >= 0 || r == DW_ERR_AGAIN) && !c->werr) {
+        if (r > 0) {
+            *octets += (uint64_t)r;
             continue;
+        }
         int64_t ms = c->later_ms > 0 ? c->later_ms : -1;
         int first = !c->n && c->first_ms > 0;
         if (first && (ms = deadline - now_ms()) <= 0)
@@ -180,111 +202,59 @@ static int serve(int lfd, dw_sock_opts *o, ctx *c)
     return 1;
 }
 
-/* --keep-open: one epoll loop serves every connection. */
-typedef struct conn {
-    dw_sock *s;
-    struct server *srv;
-} conn;
-
-typedef struct server {
-    int echo, records;
-    uint64_t conns, open, recs, failed;
-} server;
-
-static int ep_ulpdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *d, size_t len,
-                    uint64_t off, void *u)
+/* --reuseport: several listeners on one port (SO_REUSEPORT), the kernel
+ * spreading connections over them: more connections than one process's
+ * descriptor limit allows. */
+static int listen_shared(int *pfd, const char *host, const char *port)
 {
-    (void)hdr, (void)hlen;
-    conn *c = u;
-    (void)rx, (void)off;
-    c->srv->recs++;
-    if (c->srv->echo)
-        return dw_sock_send(c->s, d, len) != 0;
-    return write_record(c->srv->records, d, len);
+    struct addrinfo hints = {0}, *res;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    if (getaddrinfo(host, port, &hints, &res))
+        return errno = EINVAL, -1;
+    int one = 1, fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) ||
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
+        bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 4096)) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        freeaddrinfo(res);
+        return errno = e, -1;
+    }
+    freeaddrinfo(res);
+    *pfd = fd;
+    return 0;
 }
 
-static void raise_fd_limit(void)
-{
-    struct rlimit r;
-    if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
-        r.rlim_cur = r.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &r);
-    }
-}
+/* The --keep-open options and their defaults. */
+typedef struct keep_args {
+    srv_opts so;
+    uint64_t out_limit, rbuf;
+    int startup_given, frame_given;
+} keep_args;
 
-static void ep_accept(int ep, int lfd, const dw_sock_opts *base, server *v)
+static int keep_open(int lfd, dw_sock_opts *o, keep_args *k, int given_ms)
 {
-    for (;;) {
-        conn *c = calloc(1, sizeof *c);
-        dw_sock_opts o = *base;
-        char err[256];
-        if (!c)
-            return;
-        c->srv = v;
-        o.user_data = c;
-        int rc = dw_sock_accept(&c->s, lfd, &o, err, sizeof err);
-        if (rc) {
-            if (rc != DW_ERR_IO || (errno != EAGAIN && errno != EWOULDBLOCK))
-                fprintf(stderr, "ddpwire listen: %s (%s)\n", err, dw_err_name(rc)), v->failed++;
-            free(c);
-            return; /* accepted all that were waiting */
-        }
-        struct epoll_event e = {EPOLLIN, {.ptr = c}};
-        epoll_ctl(ep, EPOLL_CTL_ADD, dw_sock_fd(c->s), &e);
-        v->conns++, v->open++;
+    if (given_ms >= 0) { /* --timeout: the start-up and frame deadlines */
+        k->so.startup_ms = k->startup_given ? k->so.startup_ms : given_ms;
+        k->so.frame_ms = k->frame_given ? k->so.frame_ms : given_ms;
     }
-}
-
-static void ep_read(int ep, conn *c, server *v)
-{
-    ssize_t r;
-    while ((r = dw_sock_recv(c->s)) > 0)
-        ;
-    if (r == 0)
-        return;
-    epoll_ctl(ep, EPOLL_CTL_DEL, dw_sock_fd(c->s), NULL);
-    if (r == DW_ERR_CLOSED) {
-        dw_sock_close(c->s);
-    } else {
-        v->failed++;
-        fprintf(stderr, "ddpwire listen: connection failed: %s (%s)\n", dw_strerror((int)r),
-                dw_err_name((int)r));
-        dw_sock_abort(c->s);
-    }
-    v->open--;
-    free(c);
-}
-
-static int serve_many(int lfd, dw_sock_opts *o, int echo, int records)
-{
-    server v = {echo, records, 0, 0, 0, 0};
-    int ep = epoll_create1(EPOLL_CLOEXEC);
-    struct epoll_event e = {EPOLLIN, {.ptr = NULL}}, ev[256];
-    raise_fd_limit();
-    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
-    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &e);
-    o->nonblocking = 1;
-    o->cb = (dw_fr_rx_callbacks){ep_ulpdu, NULL, NULL};
-    for (;;) {
-        int n = epoll_wait(ep, ev, 256, -1);
-        if (n < 0 && errno != EINTR) {
-            perror("ddpwire listen: epoll_wait");
-            return 1;
-        }
-        for (int i = 0; i < n; i++) {
-            if (!ev[i].data.ptr)
-                ep_accept(ep, lfd, o, &v);
-            else
-                ep_read(ep, ev[i].data.ptr, &v);
-        }
-    }
+    o->out_limit = (size_t)k->out_limit;
+    o->rbuf_size = (size_t)k->rbuf;
+    o->iov_max = DW_FR_FRAME_IOV_MAX; /* one echo at a time */
+    o->tx_scratch = 2048;
+    o->rx_keep = DW_SOCK_RX_KEEP_NONE;
+    o->out_chunk = 4096;
+    return serve_many(lfd, o, &k->so);
 }
 
 int cmd_listen(int argc, char **argv)
 {
     dw_sock_opts o;
     ctx c = {0};
-    int keep = 0, records = 0, echo = 0;
+    int keep = 0, records = 0, echo = 0, reuse = 0;
+    keep_args k = {{0, 0, 1000000, 10000, 10000, 0, 30000, 64, 4, 10}, 262144, 8192, -1, -1};
     const char *where = NULL;
     dw_sock_opts_default(&o);
     o.timeout_ms = -1; /* not given */
@@ -292,27 +262,45 @@ int cmd_listen(int argc, char **argv)
         CLI_FLAG("--keep-open", &keep),
         CLI_FLAG("--records", &records),
         CLI_FLAG("--echo", &echo),
+        CLI_FLAG("--reuseport", &reuse),
+        CLI_U64("--max-conns", &k.so.max_conns, 1, 10000000),
+        CLI_U64("--out-limit", &k.out_limit, 1, 1u << 30),
+        CLI_U64("--rbuf", &k.rbuf, 1024, 1u << 24),
+        CLI_INT("--startup-timeout", &k.so.startup_ms, 0, 3600000),
+        CLI_INT("--frame-timeout", &k.so.frame_ms, 0, 3600000),
+        CLI_INT("--idle-timeout", &k.so.idle_ms, 0, 86400000),
+        CLI_INT("--stall-timeout", &k.so.stall_ms, 0, 86400000),
+        CLI_U32("--turn-records", &k.so.turn_records, 1, 1u << 20),
+        CLI_U32("--show", &k.so.show, 0, 1u << 30),
         CLI_ARG(&where),
     };
+    int startup0 = k.so.startup_ms, frame0 = k.so.frame_ms;
     int r = cli_parse(argc, argv, "ddpwire listen", help, t, CLI_N(t), cli_sock_option, &o);
     if (r != CLI_GO)
         return r;
+    k.startup_given = k.so.startup_ms != startup0;
+    k.frame_given = k.so.frame_ms != frame0;
     char host[256], port[32], err[256];
     if (!where || cli_hostport(where, host, sizeof host, port, sizeof port)) {
         fprintf(stderr, "ddpwire listen: give [ADDR:]PORT\n");
         return 2;
     }
     int lfd;
-    if (dw_sock_listen(&lfd, host[0] ? host : NULL, port, err, sizeof err)) {
+    if (reuse ? listen_shared(&lfd, host[0] ? host : NULL, port)
+              : dw_sock_listen(&lfd, host[0] ? host : NULL, port, err, sizeof err)) {
+        if (reuse)
+            snprintf(err, sizeof err, "listen: %s", strerror(errno));
         fprintf(stderr, "ddpwire listen: %s\n", err);
         return 1;
     }
     int given = o.timeout_ms >= 0;
+    if (keep) {
+        k.so.echo = echo, k.so.records = records;
+        return keep_open(lfd, &o, &k, o.timeout_ms);
+    }
     c.first_ms = given ? o.timeout_ms : FIRST_MS_DEFAULT;
     c.later_ms = given ? o.timeout_ms : 0; /* then it waits as long as its peer */
-    o.timeout_ms = keep ? c.later_ms : c.first_ms; /* start-up reads */
-    if (keep)
-        return serve_many(lfd, &o, echo, records);
+    o.timeout_ms = c.first_ms; /* start-up reads */
     o.cb = (dw_fr_rx_callbacks){on_ulpdu, on_error, NULL};
     o.user_data = &c;
     c.records = records;

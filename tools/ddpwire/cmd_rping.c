@@ -35,15 +35,22 @@ typedef struct rp {
     unsigned recvs, reads; /* completions so far */
     int qp_rc;
     uint64_t pdus, octets; /* ULPDUs our receiver verified */
+    int debug;             /* -d */
 } rp;
 
 static void help(void)
 {
-    printf("usage: ddpwire rping -c|-s [-a ADDR] [-p PORT] [-C COUNT] [-S SIZE] [-V] [-v] [-P]\n"
-           "                    [--rev 1|2] [--no-crc] [--markers] [--retry-no-markers]\n"
-           "                    [--p2p send|write|read] [--timeout MS] [--delay MS] [-q]\n"
-           "rping's protocol (rdma-core) over MPA/DDP/RDMAP on TCP, negotiated start-up.\n"
+    printf("usage: ddpwire rping -c|-s [-a ADDR] [-I ADDR] [-p PORT] [-C COUNT] [-S SIZE] [-V]\n"
+           "                    [-v] [-d] [-P] [-t TOS] [--rev 1|2] [--no-crc] [--markers]\n"
+           "                    [--retry-no-markers] [--p2p send|write|read] [--timeout MS]\n"
+           "                    [--delay MS] [--quiet]\n"
+           "rping's protocol (rdma-core) over MPA/DDP/RDMAP on TCP, negotiated start-up;\n"
+           "rdma-core rping's flags mean the same here.\n"
            "  -c / -s        client / server role     -a ADDR  address (server: to bind)\n"
+           "  -I ADDR        client: the source address to connect from\n"
+           "  -t TOS         type of service of the connection's packets (0..255)\n"
+           "  -d             debug: each work completion and Terminate on stderr\n"
+           "  -q             accepted (rdma-core: a self-created QP; ours always is)\n"
            "  -p PORT        port (default 7174)      -C N     iterations (client; 0: forever)\n"
            "  -S SIZE        buffer size, %u..%u (default 64)\n"
            "  -V             verify the data          -v       print each ping's data\n"
@@ -55,7 +62,7 @@ static void help(void)
            "  --p2p KIND     RFC 6581 peer-to-peer with this RTR message (client offers it,\n"
            "                 server accepts it)\n"
            "  --delay MS     client: pause after the start-up before the first FPDU\n"
-           "  -q             no summary line\n",
+           "  --quiet        no summary line\n",
            RPING_MIN, RPING_MAX);
 }
 
@@ -68,6 +75,9 @@ static int qsend(dw_qp *qp, const uint8_t *h, size_t hl, const uint8_t *p, size_
 static void qwc(dw_qp *qp, const dw_qp_wc *wc, void *u)
 {
     rp *r = u;
+    if (r->debug)
+        fprintf(stderr, "ddpwire rping: completion op %d wr_id %llu len %u\n", (int)wc->op,
+                (unsigned long long)wc->wr_id, (unsigned)wc->len);
     if (wc->op == DW_QP_WC_RECV) {
         if (wc->len != DW_RPING_INFO_LEN) /* rping: "Received bogus data" */
             r->qp_rc = DW_ERR_PROTO;
@@ -357,7 +367,7 @@ static int unknown(void *ctx, int argc, char **argv, int *i)
 static int parse(rp *r, int argc, char **argv)
 {
     uint64_t port = 7174, rev = 2;
-    int markers = 0;
+    int markers = 0, q_ignored = 0;
     const cli_opt t[] = {
         CLI_HELP("-h"),
         CLI_SET("-c", &r->server, 0),
@@ -365,7 +375,11 @@ static int parse(rp *r, int argc, char **argv)
         CLI_FLAG("-V", &r->validate),
         CLI_FLAG("-v", &r->verbose),
         CLI_FLAG("-P", &r->persistent),
-        CLI_FLAG("-q", &r->quiet),
+        CLI_FLAG("--quiet", &r->quiet),
+        CLI_FLAG("-q", &q_ignored),
+        CLI_FLAG("-d", &r->debug),
+        CLI_STR("-I", &r->o.local_addr, "a source address"),
+        CLI_INT("-t", &r->o.tos, 0, 255),
         CLI_SET("--no-crc", &r->o.crc, 0),
         CLI_ONOFF("--markers", &markers),
         CLI_FLAG("--retry-no-markers", &r->o.retry_no_markers),
@@ -385,6 +399,7 @@ static int parse(rp *r, int argc, char **argv)
     r->o.rev = (uint8_t)rev;
     if (markers)
         r->o.markers = r->o.allow_markers = 1;
+    (void)q_ignored;
     return rc;
 }
 

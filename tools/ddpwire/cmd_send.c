@@ -281,6 +281,8 @@ int cmd_send(int argc, char **argv)
     }
     o.cb = (dw_fr_rx_callbacks){on_record, on_error, NULL};
     o.user_data = &c;
+    if (!rs) /* scratch for a whole write of exact-fill FPDUs (256 KiB) */
+        o.tx_scratch = BATCH_OCTETS + 2048;
     dw_sock *s;
     int rc = dw_sock_connect(&s, host, port, &o, err, sizeof err);
     if (rc) {

@@ -492,10 +492,12 @@ int cmd_tcprdma(int argc, char **argv)
         return tcprdma_synth(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "place"))
         return tcprdma_place(argc - 1, argv + 1);
-    if (argc >= 2 && !strcmp(argv[1], "--help")) {
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         help();
         return 0;
     }
+    if (argc >= 2 && !strcmp(argv[1], "--version"))
+        return cli_version("ddpwire tcprdma");
     fprintf(stderr, "ddpwire tcprdma: synth or place (ddpwire tcprdma --help)\n");
     return 2;
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "tcprdma.h"
@@ -223,8 +224,9 @@ static flow *new_flow(place *P, const dw_pkt_tcp *t, uint32_t start)
     snprintf(path, sizeof path, "%s/stream-%u-%u.bin", P->dir, f->sport, f->dport);
     f->stream = fopen(path, "wb");
     if (!f->stream || dw_tcpopt_rx_new(&f->rx, &s, &cb, f)) {
-        fprintf(stderr, "ddpwire tcprdma place: %s\n",
+        fprintf(stderr, "ddpwire tcprdma place: %s: %s\n", path,
                 f->stream ? "cannot create a receiver" : strerror(errno));
+        P->io_err++;
         if (f->stream)
             fclose(f->stream);
         free(f->bufs);
@@ -436,8 +438,13 @@ int tcprdma_place(int argc, char **argv)
         fprintf(stderr, "ddpwire tcprdma place: %s\n", err);
         return 1;
     }
-    if (mkdir(P->dir, 0777) && errno != EEXIST) {
-        fprintf(stderr, "ddpwire tcprdma place: %s: %s\n", P->dir, strerror(errno));
+    struct stat st;
+    int bad = mkdir(P->dir, 0777) && errno != EEXIST;
+    if (!bad && (stat(P->dir, &st) || (!S_ISDIR(st.st_mode) && (errno = ENOTDIR)) ||
+                 access(P->dir, W_OK | X_OK)))
+        bad = 1;
+    if (bad) {
+        fprintf(stderr, "ddpwire tcprdma place: -o %s: %s\n", P->dir, strerror(errno));
         pcap_close(pc);
         return 1;
     }

@@ -210,6 +210,48 @@ static void test_cut(void)
     }
 }
 
+/* No buffer of the receiver's own (buf_size 0): PDUs whole in the input
+ * go out in place without asking get_buffer; one split across feeds asks
+ * it and, given none, stops the receiver with DW_ERR_NOMEM for good. */
+static void test_no_buffer(void)
+{
+    static pdu v[3] = {{0, 300, 100}, {8, 900, 5000}, {4, 50, 9000}};
+    for (int f = 0; f < 2; f++)
+        for (int use_buf = 0; use_buf < 2; use_buf++) {
+            size_t len = build((dw_framing)f, v, 3, 1, 0); /* no markers */
+            static got g;
+            memset(&g, 0, sizeof g);
+            g = (got){.f = (dw_framing)f, .want = v, .pool = pool, .use_buf = use_buf};
+            dw_fr_rx_settings rs;
+            dw_fr_rx *rx;
+            dw_fr_rx_settings_default(&rs, (dw_framing)f);
+            rs.mpa.markers = 0;
+            rs.buf_size = 0;
+            dw_fr_rx_callbacks cb = {on_pdu, on_error, get_buffer};
+            CHECK_EQ_U(dw_fr_rx_new(&rx, &rs, &cb, &g), 0);
+            ssize_t r1 = dw_fr_rx_feed(rx, wire, len / 2);
+            ssize_t r = r1 < 0 ? r1 : dw_fr_rx_feed(rx, wire + len / 2, len - len / 2);
+            if (use_buf) {
+                CHECK_EQ_U(r1, len / 2);
+                CHECK_EQ_U(r, len - len / 2);
+                CHECK_EQ_U(g.n, 3);
+            } else {
+                CHECK_EQ_U(r, DW_ERR_NOMEM);
+                CHECK(g.n < 3);
+                CHECK_EQ_U(dw_fr_rx_feed(rx, wire, 4), DW_ERR_NOMEM);
+            }
+            CHECK_EQ_U(g.bad, 0);
+            CHECK_EQ_U(g.errors, 0);
+            dw_fr_rx_del(rx);
+            memset(&g, 0, sizeof g); /* whole in one input: in place */
+            g = (got){.f = (dw_framing)f, .want = v, .pool = pool};
+            CHECK_EQ_U(dw_fr_rx_new(&rx, &rs, &cb, &g), 0);
+            CHECK_EQ_U(dw_fr_rx_feed(rx, wire, len), len);
+            CHECK_EQ_U(g.n, 3);
+            dw_fr_rx_del(rx);
+        }
+}
+
 static void test_names(void)
 {
     dw_framing f;
@@ -242,5 +284,6 @@ int main(void)
     RUN(test_round_trips);
     RUN(test_corruption);
     RUN(test_cut);
+    RUN(test_no_buffer);
     return dw_test_finish();
 }

@@ -4,6 +4,7 @@
  * segmentation modes, records verified end to end; a rejected negotiation;
  * mismatched start-up modes and a plain TCP peer refused fast (enablement
  * errors); a connection that ends inside an FPDU reported as MPA code 1.
+ * (Non-blocking use: test_sock_nb.c.)
  */
 #include <ddpwire/mpa_sock.h>
 
@@ -302,109 +303,6 @@ static void test_truncated(void)
     close(srv.lfd);
 }
 
-/* Waits for input on s, then reads once. */
-static ssize_t poll_recv(dw_sock *s)
-{
-    struct pollfd p = {dw_sock_fd(s), POLLIN, 0};
-    poll(&p, 1, 5000);
-    return dw_sock_recv(s);
-}
-
-static void *nb_server(void *p)
-{
-    side *s = p;
-    dw_sock *c;
-    char err[200];
-    s->rc = dw_sock_accept(&c, s->lfd, &s->o, err, sizeof err);
-    if (s->rc)
-        return NULL;
-    CHECK(!dw_sock_ready(c)); /* the request has not been read yet */
-    while ((s->last = poll_recv(c)) >= 0)
-        if (s->slow)
-            usleep(50);
-    dw_sock_get_info(c, &s->info);
-    dw_sock_close(c);
-    return NULL;
-}
-
-/* Both ends non-blocking: the negotiation completes inside dw_sock_recv. */
-static void test_nonblocking(void)
-{
-    side srv, cli;
-    char port[16], err[200];
-    memset(&srv, 0, sizeof srv);
-    memset(&cli, 0, sizeof cli);
-    opts(&srv.o, &srv, 1, 1, 0);
-    opts(&cli.o, &cli, 1, 0, 0);
-    srv.o.nonblocking = cli.o.nonblocking = 1;
-    srv.lfd = listen_any("127.0.0.1", port);
-    pthread_t t;
-    pthread_create(&t, NULL, nb_server, &srv);
-    dw_sock *c;
-    CHECK_EQ_U(dw_sock_connect(&c, "127.0.0.1", port, &cli.o, err, sizeof err), 0);
-    CHECK_EQ_U(dw_sock_send(c, pool, 10), DW_ERR_STATE); /* not in MPA mode yet */
-    dw_sock_info early;
-    dw_sock_get_info(c, &early); /* no framer yet: no MULPDU, no crash */
-    CHECK_EQ_U(early.mulpdu, 0);
-    while (!dw_sock_ready(c) && poll_recv(c) >= 0)
-        ;
-    CHECK(dw_sock_ready(c));
-    for (size_t i = 0; i < NREC; i++)
-        CHECK_EQ_U(dw_sock_send(c, pool + i % 4096, rec_len(i)), 0);
-    dw_sock_shutdown(c);
-    while (poll_recv(c) >= 0)
-        ;
-    dw_sock_close(c);
-    pthread_join(t, NULL);
-    CHECK_EQ_U(srv.got, NREC);
-    CHECK_EQ_U(srv.bad, 0);
-    CHECK_EQ_U(srv.last, DW_ERR_CLOSED);
-    CHECK(srv.info.rx_markers == 1 && srv.info.tx_markers == 0);
-    close(srv.lfd);
-}
-
-/* A non-blocking sender with a small send buffer against a slow reader:
- * sendmsg/sendmmsg stop part way through FPDUs, and dw_sock_sendv resumes
- * them (both segmentation modes). */
-static void test_partial_sends(void)
-{
-    for (int pack = 0; pack < 2; pack++) {
-        side srv, cli;
-        char port[16], err[200];
-        memset(&srv, 0, sizeof srv);
-        memset(&cli, 0, sizeof cli);
-        opts(&srv.o, &srv, 1, 1, pack);
-        opts(&cli.o, &cli, 1, 1, pack);
-        srv.o.nonblocking = cli.o.nonblocking = 1;
-        srv.slow = 1;
-        srv.lfd = listen_any("127.0.0.1", port);
-        pthread_t t;
-        pthread_create(&t, NULL, nb_server, &srv);
-        dw_sock *c;
-        CHECK_EQ_U(dw_sock_connect(&c, "127.0.0.1", port, &cli.o, err, sizeof err), 0);
-        while (!dw_sock_ready(c) && poll_recv(c) >= 0)
-            ;
-        int small = 4096;
-        setsockopt(dw_sock_fd(c), SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
-        struct iovec v[64];
-        for (size_t i = 0; i < NREC; i += 64) {
-            size_t n = 0;
-            for (size_t k = i; k < i + 64 && k < NREC; k++)
-                v[n++] = (struct iovec){pool + k % 4096, rec_len(k)};
-            CHECK_EQ_U(dw_sock_sendv(c, v, n), 0);
-        }
-        dw_sock_shutdown(c);
-        while (poll_recv(c) >= 0)
-            ;
-        dw_sock_close(c);
-        pthread_join(t, NULL);
-        CHECK_EQ_U(srv.got, NREC);
-        CHECK_EQ_U(srv.bad, 0);
-        CHECK_EQ_U(srv.last, DW_ERR_CLOSED);
-        close(srv.lfd);
-    }
-}
-
 /* dw_sock_send_stream: a byte stream cut by the transport. Over loopback
  * with the listener's MSS lowered (so EMSS is a real MTU's), every record
  * but the last is the exact fill at its position: its FPDU is EMSS octets;
@@ -493,8 +391,6 @@ int main(void)
     RUN(test_ift_framing);
     RUN(test_plain_tcp_peer);
     RUN(test_truncated);
-    RUN(test_nonblocking);
-    RUN(test_partial_sends);
     RUN(test_send_stream);
     return dw_test_finish();
 }

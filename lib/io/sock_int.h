@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* The socket adapter's state, shared by its two halves: mpa_sock.c (set-up,
+ * start-up, receiving) and sock_send.c (sending, the output queue). */
+#ifndef DW_IO_SOCK_INT_H
+#define DW_IO_SOCK_INT_H
+
+#include <ddpwire/mpa_sock.h>
+#include <ddpwire/outq.h>
+
+#include <sys/socket.h>
+
+#define DW_SK_MSG_CAP 64u      /* blocking aligned mode: FPDUs per sendmmsg */
+#define DW_SK_EMSS_REREAD 256u /* sends between TCP_MAXSEG reads (path MTU) */
+
+struct dw_sock {
+    int fd;
+    dw_sock_opts o;
+    dw_sock_info info;
+    dw_fr_tx *tx;
+    dw_fr_rx *rx;
+    uint8_t *rbuf;          /* o.rbuf_size octets */
+    size_t pend_at, pend_n; /* read but not fed yet: rbuf[pend_at..+pend_n) */
+    unsigned zero_seen;     /* immediate mode: octets of the first marker checked */
+    unsigned sends;
+    int starting;           /* waiting for the peer's start-up frame */
+    int connecting;         /* non-blocking connect in progress */
+    int empty;              /* the peer sent an empty MPA record */
+    int initiator;
+    int stop;               /* the user's on_pdu asked dw_sock_recv to return */
+    int shut_wanted;        /* non-blocking: FIN after the queue drains */
+    int corked;             /* TCP_CORK set by dw_sock_send_stream */
+    size_t have;            /* octets of the peer's start-up frame in rbuf */
+    uint64_t frame_end;     /* stream offset after the last delivered PDU */
+    uint8_t *peer_frame;    /* the peer's start-up frame (negotiated mode) */
+    uint8_t *asmb;          /* reassembly buffer, allocated when needed */
+    size_t asmb_cap;
+    struct iovec *iov;      /* o.iov_max, allocated at the first send */
+    struct mmsghdr *msgs;   /* blocking aligned mode, allocated when needed */
+    size_t *msg_bytes;
+    dw_outq *q;             /* non-blocking mode */
+};
+
+/* sock_send.c */
+int dw_sk_send_raw(dw_sock *s, const void *p, size_t len);
+void dw_sk_read_emss(dw_sock *s);
+void dw_sk_free_send(dw_sock *s);
+int dw_sk_want_iov(dw_sock *s);
+int dw_sk_want_msgs(dw_sock *s);
+size_t dw_sk_scratch_window(const dw_sock *s);
+int dw_sk_write_all(int fd, struct iovec *iov, int cnt, int flags, int ms);
+int dw_sk_flush_aligned(dw_sock *s, size_t k);
+
+/* sock_stream.c */
+void dw_sk_set_cork(dw_sock *s, int on);
+
+#endif

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The socket adapter's bulk sends (dw_sock_send_stream): exact-fill FPDUs
+ * written back to back in large writes, which the kernel's TSO/GSO cuts at
+ * multiples of EMSS, so every segment begins with an FPDU. Why that holds,
+ * and where it cannot: docs/DESIGN.md "Aligned FPDUs through TSO/GSO".
+ */
+#include <ddpwire/mpa_sock.h>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "io/sock_int.h"
+#include "io/tcp_info.h"
+
+#define STREAM_BATCH (256u << 10) /* octets per write at most */
+
+/* TCP_CORK: while set, TCP sends no segment shorter than EMSS and cuts a
+ * buffer held back by the congestion window only at a multiple of EMSS
+ * (tcp_mss_split_point's Nagle branch); clearing it sends what waits. */
+void dw_sk_set_cork(dw_sock *s, int on)
+{
+    if (s->corked == on)
+        return;
+    setsockopt(s->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on);
+    s->corked = on;
+}
+
+/* Frames whole records of p[0..n) into s->iov for one write: exact-fill
+ * FPDUs back to back, up to cap octets (at least one FPDU), STREAM_BATCH,
+ * the scratch window or iov_max iovecs, ending after an FPDU shorter than
+ * EMSS (MPA 7.3: what follows starts a new segment). With more, a last
+ * piece shorter than the fill stays behind. With nmsg, each FPDU is its
+ * own message (at most DW_SK_MSG_CAP) for dw_sk_flush_aligned. Returns the
+ * octets of p framed; *cnt the iovecs. */
+static ssize_t stream_frame(dw_sock *s, const uint8_t *p, size_t n, int more, size_t cap,
+                            size_t *cnt, size_t *nrec, size_t *nmsg)
+{
+    size_t at = 0, octets = 0, c = 0, k = 0, win = dw_sk_scratch_window(s);
+    int mpa = s->o.framing == DW_FRAMING_MPA;
+    while (at < n && octets < STREAM_BATCH && (!nmsg || k < DW_SK_MSG_CAP)) {
+        size_t rec = dw_fr_tx_fill_len(s->tx);
+        if (n - at < rec && more)
+            break;
+        rec = n - at < rec ? n - at : rec;
+        size_t flen = dw_fr_tx_frame_len(s->tx, 0, rec);
+        if (c + 2 * (flen / DW_MPA_MARKER_INTERVAL + 2) + 4 > s->o.iov_max ||
+            (octets && octets + flen > win) || (octets && !nmsg && octets + flen > cap))
+            break;
+        dw_fr_frame_info fi;
+        ssize_t f = dw_fr_tx_frame(s->tx, NULL, 0, p + at, rec, s->iov + c, s->o.iov_max - c,
+                                   &fi);
+        if (f < 0)
+            return f;
+        if (nmsg) { /* each FPDU its own message and buffer */
+            s->msgs[k] = (struct mmsghdr){.msg_hdr = {.msg_iov = s->iov + c,
+                                                      .msg_iovlen = fi.iovcnt}};
+            s->msg_bytes[k++] = (size_t)f;
+        }
+        c += fi.iovcnt, at += rec, octets += (size_t)f, ++*nrec;
+        if (mpa && (size_t)f != s->info.emss)
+            break;
+    }
+    *cnt = c;
+    if (nmsg)
+        *nmsg = k;
+    return (ssize_t)at;
+}
+
+/* One record of the fill size as dw_sock_sendv sends it: MPA where no
+ * FPDU fills EMSS (EMSS not a multiple of 4, or beyond the largest FPDU),
+ * and non-blocking sockets. 0: none (more, and less than a fill left). */
+static ssize_t stream_one(dw_sock *s, const uint8_t *p, size_t n, int more, size_t *nrec)
+{
+    size_t rec = dw_fr_tx_fill_len(s->tx);
+    if (n < rec && more)
+        return 0;
+    struct iovec v = {(void *)p, n < rec ? n : rec};
+    int rc = dw_sock_sendv(s, &v, 1);
+    if (rc)
+        return rc;
+    ++*nrec;
+    return (ssize_t)v.iov_len;
+}
+
+/* Whether FPDUs of the fill size are exactly EMSS octets here. */
+static int fills_exactly(dw_sock *s)
+{
+    size_t fill = dw_fr_tx_fill_len(s->tx);
+    return s->info.emss % 4 == 0 && dw_fr_tx_frame_len(s->tx, 0, fill) == s->info.emss;
+}
+
+/* Non-blocking: fill-size records while the socket (and its queue) takes
+ * them; DW_ERR_AGAIN when it took none. */
+static ssize_t stream_nb(dw_sock *s, const uint8_t *p, size_t len, int more, size_t *nrec)
+{
+    size_t at = 0;
+    while (at < len) {
+        ssize_t r = stream_one(s, p + at, len - at, more, nrec);
+        if (r == DW_ERR_AGAIN && at)
+            break;
+        if (r <= 0)
+            return r;
+        at += (size_t)r;
+    }
+    return (ssize_t)at;
+}
+
+ssize_t dw_sock_send_stream(dw_sock *s, const void *buf, size_t len, int more, size_t *nrec)
+{
+    const uint8_t *p = buf;
+    size_t at = 0, k = 0;
+    if (s->starting || s->shut_wanted)
+        return DW_ERR_STATE;
+    if (s->o.nonblocking) {
+        ssize_t r = stream_nb(s, p, len, more, &k);
+        if (nrec)
+            *nrec = k;
+        return r;
+    }
+    int rc = dw_sk_want_iov(s);
+    if (!rc)
+        rc = dw_sk_want_msgs(s);
+    if (rc)
+        return rc;
+    while (at < len) {
+        dw_sk_read_emss(s); /* MPA 7.3.1: each write follows the path MTU */
+        int mpa = s->o.framing == DW_FRAMING_MPA, exact = mpa && fills_exactly(s);
+        ssize_t r;
+        size_t cnt = 0;
+        if (mpa && !exact) {
+            r = stream_one(s, p + at, len - at, more, &k);
+        } else {
+            /*
+             * Corked, a send held back by the congestion window is cut at
+             * a multiple of EMSS. The peer's receive window ends anywhere:
+             * a buffer that reaches past its right edge may be cut there
+             * when the kernel pushes (TCP_NAGLE_PUSH, whatever TCP_CORK
+             * says). So only what fits inside the window goes in one large
+             * buffer; beyond it each FPDU is a buffer of its own, which
+             * the kernel sends whole or not at all (docs/DESIGN.md).
+             */
+            dw_sk_set_cork(s, mpa);
+            size_t nmsg = 0, room = mpa ? dw_io_window_room(s->fd) : SIZE_MAX;
+            int one = room < s->info.emss;
+            r = stream_frame(s, p + at, len - at, more, room, &cnt, &k, one ? &nmsg : NULL);
+            rc = r <= 0 ? 0
+                 : one  ? dw_sk_flush_aligned(s, nmsg)
+                        : dw_sk_write_all(s->fd, s->iov, (int)cnt, MSG_EOR, s->o.timeout_ms);
+            r = rc ? rc : r;
+        }
+        if (r <= 0) {
+            if (r < 0)
+                return r;
+            break;
+        }
+        at += (size_t)r;
+    }
+    if (!more)
+        dw_sk_set_cork(s, 0); /* the last, shorter FPDU leaves now */
+    if (nrec)
+        *nrec = k;
+    return (ssize_t)at;
+}
+
+size_t dw_sock_fill_len(dw_sock *s)
+{
+    return s->starting || !s->tx ? 0 : dw_fr_tx_fill_len(s->tx);
+}
