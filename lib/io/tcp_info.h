@@ -8,7 +8,7 @@
 
 /* Octets the peer's advertised receive window still admits beyond all
  * that is queued on the socket (sent or not): the right edge of the
- * window (snd_una + tcpi_snd_wnd, Linux 6.2) minus the end of the send
+ * window (snd_una + tcpi_snd_wnd, present in Linux 6.1) minus the end of the send
  * queue (SIOCOUTQ), 0 when the queue already reaches past it. Read queue
  * first, window second, so an ACK in between can only make the answer
  * smaller. SIZE_MAX where the kernel does not say. */
