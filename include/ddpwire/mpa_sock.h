@@ -327,6 +327,23 @@ DW_EXTERN void dw_sock_get_info(dw_sock *s, dw_sock_info *info);
 /** The connection's socket descriptor (for poll/epoll). */
 DW_EXTERN int dw_sock_fd(const dw_sock *s);
 
+/** TCP's own counters for one connection (Linux TCP_INFO), for measuring. */
+typedef struct dw_tcp_stats {
+    uint32_t total_retrans; /**< segments retransmitted over the connection */
+    uint64_t bytes_retrans; /**< octets retransmitted (0 where not reported) */
+    uint64_t bytes_acked;   /**< octets the peer acknowledged (0 where not reported) */
+    uint32_t rtt_us;        /**< smoothed round-trip time, microseconds */
+    uint32_t snd_mss;       /**< the sending MSS the kernel uses now */
+    uint32_t snd_cwnd;      /**< congestion window, segments */
+} dw_tcp_stats;
+
+/**
+ * Reads the TCP counters of a connected TCP socket: any descriptor, a
+ * dw_sock's (dw_sock_fd()) or a plain one. Returns 0, or DW_ERR_IO (not
+ * a TCP socket; errno says why).
+ */
+DW_EXTERN int dw_tcp_stats_get(int fd, dw_tcp_stats *st);
+
 /**
  * Aborts the connection with a reset (RST) instead of a FIN, so the peer
  * learns that something went wrong (MPA itself never closes: MPA 9; this

@@ -22,6 +22,7 @@ int cmd_rping(int argc, char **argv);
 int cmd_tcprdma(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_perf(int argc, char **argv);
 
 /* Parses an unsigned integer (decimal, 0x hex, k/K/m/M/g/G suffixes) in
  * [min, max]; prints an error naming opt and returns -1 when it is not. */

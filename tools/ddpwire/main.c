@@ -19,6 +19,7 @@ static const struct {
     {"demo", cmd_demo, "frame, deframe and verify a generated workload"},
     {"listen", cmd_listen, "accept MPA connections, write the records to stdout"},
     {"send", cmd_send, "send stdin or a file as records over MPA to a listener"},
+    {"perf", cmd_perf, "throughput between two hosts (iperf3-like): MPA, IFT or plain TCP"},
     {"load", cmd_load, "many concurrent connections against listen --keep-open --echo"},
     {"rping", cmd_rping, "rdma-core rping's protocol over MPA/DDP/RDMAP (client or server)"},
     {"ipoib", cmd_ipoib, "IPoIB service IDs; simulated capability matrix and pcap"},

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/* ddpwire perf: throughput between two hosts, as iperf3 measures it, over
+ * MPA, IFT or plain TCP (the baseline), with CPU and TCP's retransmissions. */
+#include <ddpwire/mpa_sock.h>
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define BATCH (256u << 10) /* octets per send call (and per read) */
+
+static void help(void)
+{
+    printf("usage: ddpwire perf -s [ADDR:]PORT [--once] [OPTIONS]\n"
+           "       ddpwire perf -c HOST:PORT [-t SECONDS] [-i SECONDS] [OPTIONS]\n"
+           "OPTIONS: [--plain] [--json] [--framing mpa|ift] [--startup immediate|negotiate]\n"
+           "         [--no-markers] [--no-crc] [--pack] [--record-size N] [--timeout MS]\n"
+           "Measures throughput between two hosts, as iperf3 does. The server (-s)\n"
+           "accepts one test after another (--once: one) and reports each: octets,\n"
+           "records (FPDUs) received, MPA/IFT errors by kind (CRC, marker, other),\n"
+           "Gbit/s. The client (-c) sends for -t seconds (10) and reports every -i\n"
+           "seconds (1; 0: none) and in total: Gbit/s, records sent, TCP's\n"
+           "retransmissions (TCP_INFO); the total counts until the server has closed,\n"
+           "so all was delivered. Both report their CPU time (user, system) and the\n"
+           "host's softirq time over the test (all CPUs, /proc/stat). Data is sent as\n"
+           "`ddpwire send` sends a file: records cut by the transport at the exact\n"
+           "fill (every FPDU EMSS octets, many per write); --record-size N: records of\n"
+           "N octets instead, 64 per dw_sock_sendv (aligned: each FPDU its own\n"
+           "message; --pack: FPDUs grouped up to EMSS). --plain: plain TCP, the\n"
+           "same writes of 256 KiB without any framing (the baseline); both ends must\n"
+           "be given the same framing options. --json: one JSON object per line.\n"
+           "Exit status: 0, 1 on a failure (connection, protocol error), 2 on a usage\n"
+           "error.\n");
+}
+
+typedef struct perf {
+    int server, once, plain, json;
+    const char *where;
+    uint32_t secs, ival;
+    uint64_t rec_size; /* 0: the exact fill (dw_sock_send_stream) */
+    dw_sock_opts o;
+    /* server counters */
+    uint64_t rx_octets, rx_recs;
+    int failed;
+    dw_fr_error err;
+} perf;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+typedef struct cpu {
+    double user, sys, softirq;
+} cpu;
+
+/* This process's CPU time and the host's softirq time so far (seconds). */
+static cpu cpu_now(void)
+{
+    cpu c = {0, 0, 0};
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0) {
+        c.user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+        c.sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    }
+    FILE *f = fopen("/proc/stat", "r");
+    unsigned long long v[7];
+    if (f && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                    &v[4], &v[5], &v[6]) == 7)
+        c.softirq = (double)v[6] / (double)sysconf(_SC_CLK_TCK);
+    if (f)
+        fclose(f);
+    return c;
+}
+
+static const char *mode_name(const perf *p)
+{
+    if (p->plain)
+        return "plain";
+    static char m[80];
+    char rs[24] = "";
+    if (p->rec_size)
+        snprintf(rs, sizeof rs, "-rs%llu", (unsigned long long)p->rec_size);
+    snprintf(m, sizeof m, "%s%s%s%s%s", p->o.framing == DW_FRAMING_IFT ? "ift" : "mpa",
+             p->o.markers || p->o.framing == DW_FRAMING_IFT ? "" : "-nomarkers",
+             p->o.crc ? "" : "-nocrc", p->o.seg_mode == DW_MPA_SEG_PACKED ? "-packed" : "", rs);
+    return m;
+}
+
+/* ---- server ------------------------------------------------------------- */
+
+static int on_pdu(dw_fr_rx *rx, const uint8_t *h, size_t hl, const uint8_t *d, size_t len,
+                  uint64_t off, void *u)
+{
+    perf *p = u;
+    (void)rx, (void)h, (void)hl, (void)d, (void)off;
+    p->rx_octets += len, p->rx_recs++;
+    return 0;
+}
+
+static void on_error(dw_fr_rx *rx, const dw_fr_error *e, void *u)
+{
+    perf *p = u;
+    (void)rx;
+    if (e->code != 1 || !e->clean)
+        p->failed = 1, p->err = *e;
+}
+
+/* One plain connection: reads until the peer's FIN. */
+static int serve_plain(int fd, perf *p)
+{
+    static uint8_t buf[BATCH];
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n == 0)
+            return 0;
+        if (n < 0 && errno != EINTR)
+            return -1;
+        if (n > 0)
+            p->rx_octets += (uint64_t)n;
+    }
+}
+
+static void server_report(perf *p, double secs, cpu c, int rc)
+{
+    int crc = p->failed && p->err.code == 2;
+    int marker = p->failed && p->o.framing == DW_FRAMING_MPA && p->err.code == 3;
+    int other = (p->failed && !crc && !marker) || rc;
+    double gbps = secs > 0 ? (double)p->rx_octets * 8 / secs / 1e9 : 0;
+    if (p->json)
+        printf("{\"type\":\"server\",\"mode\":\"%s\",\"octets\":%llu,\"records\":%llu,"
+               "\"seconds\":%.6f,\"gbit_s\":%.4f,\"crc_errors\":%d,\"marker_errors\":%d,"
+               "\"other_errors\":%d,\"cpu_user_s\":%.4f,\"cpu_sys_s\":%.4f,"
+               "\"host_softirq_s\":%.4f}\n",
+               mode_name(p), (unsigned long long)p->rx_octets, (unsigned long long)p->rx_recs,
+               secs, gbps, crc, marker, other, c.user, c.sys, c.softirq);
+    else
+        printf("server %s: %llu octets, %llu records in %.2f s: %.3f Gbit/s; errors: crc %d,"
+               " marker %d, other %d; cpu user %.2f s sys %.2f s, host softirq %.2f s\n",
+               mode_name(p), (unsigned long long)p->rx_octets, (unsigned long long)p->rx_recs,
+               secs, gbps, crc, marker, other, c.user, c.sys, c.softirq);
+    fflush(stdout);
+}
+
+static int run_server(perf *p, const char *host, const char *port)
+{
+    char err[256];
+    int lfd;
+    if (dw_sock_listen(&lfd, host[0] ? host : NULL, port, err, sizeof err)) {
+        fprintf(stderr, "ddpwire perf: %s\n", err);
+        return 1;
+    }
+    p->o.cb = (dw_fr_rx_callbacks){on_pdu, on_error, NULL};
+    p->o.user_data = p;
+    p->o.rbuf_size = BATCH;
+    int status = 0;
+    do {
+        p->rx_octets = p->rx_recs = 0, p->failed = 0;
+        int rc = 0, fd = -1;
+        dw_sock *s = NULL;
+        if (p->plain) {
+            while ((fd = accept(lfd, NULL, NULL)) < 0 && errno == EINTR)
+                ;
+            rc = fd < 0;
+        } else if ((rc = dw_sock_accept(&s, lfd, &p->o, err, sizeof err))) {
+            fprintf(stderr, "ddpwire perf: %s (%s)\n", err, dw_err_name(rc));
+        }
+        if (rc) {
+            status = 1;
+            continue;
+        }
+        cpu c0 = cpu_now();
+        double t0 = now_s();
+        if (p->plain) {
+            rc = serve_plain(fd, p) ? DW_ERR_IO : 0;
+            close(fd);
+        } else {
+            ssize_t r;
+            while ((r = dw_sock_recv(s)) >= 0)
+                ;
+            rc = r == DW_ERR_CLOSED && !p->failed ? 0 : (int)r;
+            if (rc && !p->failed)
+                fprintf(stderr, "ddpwire perf: %s\n", dw_err_name(rc));
+            dw_sock_close(s);
+        }
+        double secs = now_s() - t0;
+        cpu c1 = cpu_now();
+        server_report(p, secs, (cpu){c1.user - c0.user, c1.sys - c0.sys, c1.softirq - c0.softirq},
+                      rc && !p->failed);
+        status |= rc != 0 || p->failed;
+    } while (!p->once);
+    close(lfd);
+    return status;
+}
+
+/* ---- client ------------------------------------------------------------- */
+
+static int connect_plain(const char *host, const char *port)
+{
+    struct addrinfo hints = {0}, *res;
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(host, port, &hints, &res))
+        return -1;
+    int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen)) {
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    return fd;
+}
+
+typedef struct tally {
+    double t;
+    uint64_t octets, recs;
+    uint32_t retrans;
+} tally;
+
+static void client_line(const perf *p, const char *type, tally a, tally b, cpu c,
+                        const dw_tcp_stats *st, uint32_t emss)
+{
+    double secs = b.t - a.t, gbps = secs > 0 ? (double)(b.octets - a.octets) * 8 / secs / 1e9 : 0;
+    int total = !strcmp(type, "total");
+    if (p->json) {
+        printf("{\"type\":\"%s\",\"mode\":\"%s\",\"seconds\":%.6f,\"octets\":%llu,"
+               "\"records\":%llu,\"gbit_s\":%.4f,\"retrans\":%u",
+               type, mode_name(p), secs, (unsigned long long)(b.octets - a.octets),
+               (unsigned long long)(b.recs - a.recs), gbps, b.retrans - a.retrans);
+        if (total)
+            printf(",\"bytes_retrans\":%llu,\"emss\":%u,\"rtt_us\":%u,\"cpu_user_s\":%.4f,"
+                   "\"cpu_sys_s\":%.4f,\"host_softirq_s\":%.4f",
+                   (unsigned long long)st->bytes_retrans, emss, st->rtt_us, c.user, c.sys,
+                   c.softirq);
+        printf("}\n");
+    } else {
+        printf("%-8s %7.2f-%-7.2f s %12llu octets %9.3f Gbit/s %9llu records %6u retrans", type,
+               a.t, b.t, (unsigned long long)(b.octets - a.octets), gbps,
+               (unsigned long long)(b.recs - a.recs), b.retrans - a.retrans);
+        if (total)
+            printf("\n         %s, EMSS %u; cpu user %.2f s sys %.2f s, host softirq %.2f s",
+                   mode_name(p), emss, c.user, c.sys, c.softirq);
+        printf("\n");
+    }
+    fflush(stdout);
+}
+
+static int run_client(perf *p, const char *host, const char *port)
+{
+    static uint8_t buf[BATCH];
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (uint8_t)(i * 131 + (i >> 9));
+    char err[256];
+    dw_sock *s = NULL;
+    int fd;
+    uint32_t emss = 0;
+    if (p->plain) {
+        fd = connect_plain(host, port);
+        if (fd < 0) {
+            fprintf(stderr, "ddpwire perf: connect %s:%s: %s\n", host, port, strerror(errno));
+            return 1;
+        }
+    } else {
+        p->o.tx_scratch = BATCH + 2048; /* a whole write of exact-fill FPDUs */
+        p->o.cb = (dw_fr_rx_callbacks){on_pdu, on_error, NULL}; /* the server sends none */
+        p->o.user_data = p;
+        int rc = dw_sock_connect(&s, host, port, &p->o, err, sizeof err);
+        if (rc) {
+            fprintf(stderr, "ddpwire perf: %s (%s)\n", err, dw_err_name(rc));
+            return 1;
+        }
+        fd = dw_sock_fd(s);
+        dw_sock_info info;
+        dw_sock_get_info(s, &info);
+        emss = info.emss;
+    }
+    dw_tcp_stats st;
+    cpu c0 = cpu_now();
+    tally start = {0, 0, 0, 0}, last, cur;
+    double t0 = now_s(), end = t0 + p->secs;
+    last = cur = start;
+    int rc = 0;
+    while (!rc && cur.t < p->secs) {
+        if (p->plain) {
+            ssize_t n = write(fd, buf, sizeof buf);
+            if (n < 0 && errno != EINTR)
+                rc = DW_ERR_IO;
+            cur.octets += n > 0 ? (uint64_t)n : 0;
+        } else if (p->rec_size) {
+            struct iovec v[64];
+            size_t k = 0;
+            for (size_t at = 0; k < 64 && at + p->rec_size <= sizeof buf; at += p->rec_size)
+                v[k++] = (struct iovec){buf + at, (size_t)p->rec_size};
+            rc = dw_sock_sendv(s, v, k);
+            cur.octets += rc ? 0 : k * p->rec_size, cur.recs += rc ? 0 : k;
+        } else {
+            size_t k = 0;
+            ssize_t r = dw_sock_send_stream(s, buf, sizeof buf, 1, &k);
+            if (r < 0)
+                rc = (int)r;
+            cur.octets += r > 0 ? (uint64_t)r : 0, cur.recs += k;
+        }
+        cur.t = now_s() - t0;
+        if (p->ival && cur.t - last.t >= p->ival && now_s() < end) {
+            dw_tcp_stats_get(fd, &st);
+            cur.retrans = st.total_retrans;
+            client_line(p, "interval", last, cur, (cpu){0, 0, 0}, &st, emss);
+            last = cur;
+        }
+    }
+    /* the end: FIN, then wait for the server's close (all delivered) */
+    if (!rc) {
+        if (p->plain) {
+            shutdown(fd, SHUT_WR);
+            while (read(fd, buf, sizeof buf) > 0)
+                ;
+        } else {
+            rc = dw_sock_shutdown(s);
+            ssize_t r = 0;
+            while (!rc && (r = dw_sock_recv(s)) >= 0)
+                ;
+            rc = rc ? rc : r == DW_ERR_CLOSED ? 0 : (int)r;
+        }
+    }
+    cur.t = now_s() - t0;
+    cpu c1 = cpu_now();
+    dw_tcp_stats_get(fd, &st);
+    cur.retrans = st.total_retrans;
+    if (rc)
+        fprintf(stderr, "ddpwire perf: %s (%s)\n", dw_err_name(rc), strerror(errno));
+    else
+        client_line(p, "total", start, cur,
+                    (cpu){c1.user - c0.user, c1.sys - c0.sys, c1.softirq - c0.softirq}, &st, emss);
+    if (p->plain)
+        close(fd);
+    else
+        dw_sock_close(s);
+    return rc != 0;
+}
+
+int cmd_perf(int argc, char **argv)
+{
+    static perf p;
+    const char *client = NULL;
+    p.secs = 10, p.ival = 1;
+    dw_sock_opts_default(&p.o);
+    const cli_opt t[] = {
+        CLI_FLAG("-s", &p.server),
+        CLI_FLAG("--server", &p.server),
+        CLI_STR("-c", &client, "HOST:PORT"),
+        CLI_STR("--client", &client, "HOST:PORT"),
+        CLI_U32("-t", &p.secs, 1, 86400),
+        CLI_U32("-i", &p.ival, 0, 86400),
+        CLI_FLAG("--once", &p.once),
+        CLI_FLAG("--plain", &p.plain),
+        CLI_U64("--record-size", &p.rec_size, 1, 65535),
+        CLI_FLAG("--json", &p.json),
+        CLI_ARG(&p.where),
+    };
+    int r = cli_parse(argc, argv, "ddpwire perf", help, t, CLI_N(t), cli_sock_option, &p.o);
+    if (r != CLI_GO)
+        return r;
+    if ((r = cli_sock_valid("ddpwire perf", &p.o)) != CLI_GO)
+        return r;
+    const char *where = client ? client : p.where;
+    char host[256], port[32];
+    if (p.server == !!client || !where ||
+        cli_hostport(where, host, sizeof host, port, sizeof port) || (client && !host[0])) {
+        fprintf(stderr, "ddpwire perf: give -s [ADDR:]PORT or -c HOST:PORT\n");
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    return p.server ? run_server(&p, host, port) : run_client(&p, host, port);
+}
