@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# ddpwire bench wire (root): MPA, IFT and plain TCP between two network
+# namespaces joined by a veth, at MTU 1500 and 9000, offloads on (TSO, GSO,
+# GRO), the receiver pinned to one CPU and the sender to the other
+# (taskset), measured with `ddpwire perf` in the same run:
+#
+#   plain           ddpwire perf --plain: the same 256 KiB writes, no framing
+#   iperf3          when installed (iperf3 -A pins it the same way)
+#   mpa             markers and CRC on, the exact fill (the default)
+#   mpa-nomarkers   CRC on, markers off
+#   mpa-nocrc       markers on, CRC off
+#   mpa-rec         markers and CRC, records of MULPDU octets, each FPDU its
+#                   own message (aligned, the way before issue 16)
+#   mpa-packed      the same records, FPDUs grouped up to EMSS (--pack)
+#   ift             IFT framing, CRCs on
+#
+# Throughput is what the server received over the client's whole test (to the
+# server's close). CPU per GB moved: both processes' user + system time plus
+# the host's softirq time over the test (/proc/stat; the host runs both ends)
+# per 10^9 octets. Each mode runs REPEATS times, interleaved (mode by mode,
+# round by round) so that load changes hit all modes alike; the summary gives
+# medians, ranges and ratios to plain TCP's medians.
+#
+# usage: bench_wire.sh DDPWIRE [--json] [--seconds S] [--repeats N]
+#                      [--mtu "1500 9000"] [--modes "plain mpa ..."]
+set -u
+D=$(readlink -f "$1")
+shift
+JSON=0 SECS=5 REPS=3 MTUS="1500 9000"
+MODES="plain iperf3 mpa mpa-nomarkers mpa-nocrc mpa-rec mpa-packed ift"
+while [ $# -gt 0 ]; do
+  case $1 in
+  --json) JSON=1 ;;
+  --seconds) SECS=$2; shift ;;
+  --repeats) REPS=$2; shift ;;
+  --mtu) MTUS=$2; shift ;;
+  --modes) MODES=$2; shift ;;
+  *) echo "bench_wire.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ "$(id -u)" = 0 ] || { echo "ddpwire bench wire: needs root (network namespaces)" >&2; exit 77; }
+for c in ip ethtool taskset python3; do
+  command -v $c > /dev/null || { echo "ddpwire bench wire: needs $c" >&2; exit 77; }
+done
+command -v iperf3 > /dev/null || MODES=$(echo " $MODES " | sed 's/ iperf3 / /')
+
+T=$(mktemp -d)
+A=dwbA.$$ B=dwbB.$$ VA=dwba$$ VB=dwbb$$
+SP=""
+cleanup() {
+  [ -n "$SP" ] && kill "$SP" 2> /dev/null
+  wait 2> /dev/null
+  ip netns del "$A" 2> /dev/null
+  ip netns del "$B" 2> /dev/null
+  rm -rf "$T"
+}
+trap cleanup EXIT
+ip netns add "$A" && ip netns add "$B" && ip link add "$VA" type veth peer name "$VB" &&
+  ip link set "$VA" netns "$A" && ip link set "$VB" netns "$B" &&
+  ip -n "$A" addr add 10.199.8.1/30 dev "$VA" && ip -n "$B" addr add 10.199.8.2/30 dev "$VB" &&
+  ip -n "$A" link set "$VA" up && ip -n "$B" link set "$VB" up &&
+  ip -n "$A" link set lo up && ip -n "$B" link set lo up ||
+  { echo "ddpwire bench wire: cannot set up the namespaces" >&2; exit 77; }
+for x in "$A $VA" "$B $VB"; do
+  set -- $x
+  ip netns exec "$1" ethtool -K "$2" tso on gso on gro on > /dev/null 2>&1
+done
+OFFL=$(ip netns exec "$A" ethtool -k "$VA" | grep -E '^(tcp-segmentation|generic-segmentation|generic-receive)-offload' | tr -s ' \n' ' ')
+EA=(ip netns exec "$A" taskset -c 0)
+EB=(ip netns exec "$B" taskset -c 1)
+NCPU=$(nproc)
+[ "$NCPU" -ge 2 ] || EB=(ip netns exec "$B" taskset -c 0)
+
+softirq() { awk '/^cpu /{print $8}' /proc/stat; }
+port=25000
+RES=$T/res.jsonl
+: > "$RES"
+
+# one MODE MTU ROUND: one test; appends a JSON line to $RES
+one() {
+  local mode=$1 mtu=$2 round=$3 opts="" s0 s1
+  port=$((port + 1))
+  case $mode in
+  plain) opts="--plain" ;;
+  mpa-nomarkers) opts="--no-markers" ;;
+  mpa-nocrc) opts="--no-crc" ;;
+  mpa-rec) opts="--record-size $MULPDU" ;;
+  mpa-packed) opts="--record-size $MULPDU --pack" ;;
+  ift) opts="--framing ift" ;;
+  esac
+  s0=$(softirq)
+  if [ "$mode" = iperf3 ]; then
+    "${EB[@]}" iperf3 -s -1 -p "$port" > /dev/null 2>&1 &
+    SP=$!
+    sleep 0.3
+    "${EA[@]}" iperf3 -c 10.199.8.2 -p "$port" -t "$SECS" -J > "$T/c" 2> "$T/cerr"
+    local rc=$?
+    wait "$SP"
+    SP=""
+    s1=$(softirq)
+    python3 - "$T/c" "$mode" "$mtu" "$round" "$rc" "$s0" "$s1" "$(getconf CLK_TCK)" >> "$RES" << 'PY'
+import json, sys
+f, mode, mtu, rnd, rc, s0, s1, tck = sys.argv[1:]
+try:
+    o = json.load(open(f))
+    e = o['end']
+    secs = e['sum_received']['seconds']
+    octets = e['sum_received']['bytes']
+    cpu = e['cpu_utilization_percent']
+    c_cpu = cpu['host_total'] / 100 * e['sum_sent']['seconds']
+    s_cpu = cpu['remote_total'] / 100 * secs
+    print(json.dumps({'mode': mode, 'mtu': int(mtu), 'round': int(rnd), 'ok': rc == '0',
+                      'octets': octets, 'seconds': secs, 'gbit_s': octets * 8 / secs / 1e9,
+                      'cpu_client_s': c_cpu, 'cpu_server_s': s_cpu,
+                      'softirq_s': (int(s1) - int(s0)) / int(tck),
+                      'retrans': e['sum_sent'].get('retransmits', 0)}))
+except Exception as x:
+    print(json.dumps({'mode': mode, 'mtu': int(mtu), 'round': int(rnd), 'ok': False, 'why': str(x)}))
+PY
+    return
+  fi
+  "${EB[@]}" "$D" perf -s "10.199.8.2:$port" --once --json $opts > "$T/s" 2> "$T/serr" &
+  SP=$!
+  for _ in $(seq 50); do
+    ip netns exec "$B" ss -Hltn | grep -q ":$port " && break
+    sleep 0.05
+  done
+  "${EA[@]}" "$D" perf -c "10.199.8.2:$port" -t "$SECS" -i 0 --json $opts > "$T/c" 2> "$T/cerr"
+  local rc=$?
+  wait "$SP"
+  local src=$?
+  SP=""
+  s1=$(softirq)
+  python3 - "$T/c" "$T/s" "$mode" "$mtu" "$round" "$rc" "$src" "$s0" "$s1" "$(getconf CLK_TCK)" >> "$RES" << 'PY'
+import json, sys
+fc, fs, mode, mtu, rnd, rc, src, s0, s1, tck = sys.argv[1:]
+def line(f, t):
+    for l in open(f):
+        o = json.loads(l)
+        if o['type'] == t:
+            return o
+    return None
+c, s = line(fc, 'total'), line(fs, 'server')
+ok = rc == '0' and src == '0' and c is not None and s is not None
+r = {'mode': mode, 'mtu': int(mtu), 'round': int(rnd), 'ok': ok}
+if ok:
+    r.update({'octets': s['octets'], 'seconds': c['seconds'],
+              'gbit_s': s['octets'] * 8 / c['seconds'] / 1e9,
+              'cpu_client_s': c['cpu_user_s'] + c['cpu_sys_s'],
+              'cpu_server_s': s['cpu_user_s'] + s['cpu_sys_s'],
+              'softirq_s': (int(s1) - int(s0)) / int(tck),
+              'retrans': c['retrans'], 'emss': c['emss'], 'records': s['records']})
+print(json.dumps(r))
+PY
+}
+
+[ "$JSON" = 1 ] || echo "ddpwire bench wire: $(uptime | sed 's/^ *//'); $NCPU CPUs; ${SECS} s x $REPS per mode; offloads: $OFFL"
+for mtu in $MTUS; do
+  ip -n "$A" link set "$VA" mtu "$mtu" && ip -n "$B" link set "$VB" mtu "$mtu"
+  MULPDU=$(python3 -c "
+e = $mtu - 52
+print(e - (6 + 4 * -(-e // 512) + e % 4))")
+  for r in $(seq "$REPS"); do
+    for m in $MODES; do
+      one "$m" "$mtu" "$r"
+    done
+  done
+done
+
+python3 - "$RES" "$JSON" << 'PY'
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+js = sys.argv[2] == '1'
+for r in rows:
+    if r.get('ok'):
+        r['cpu_s_per_gb'] = (r['cpu_client_s'] + r['cpu_server_s'] + r['softirq_s']) / (r['octets'] / 1e9)
+    if js:
+        print(json.dumps(dict(r, type='run')))
+out = []
+for mtu in sorted({r['mtu'] for r in rows}):
+    modes = []
+    for r in rows:
+        if r['mtu'] == mtu and r['mode'] not in modes:
+            modes.append(r['mode'])
+    def med(mode, key):
+        v = [r[key] for r in rows if r['mtu'] == mtu and r['mode'] == mode and r.get('ok')]
+        return (statistics.median(v), min(v), max(v), len(v)) if v else None
+    base_g, base_c = med('plain', 'gbit_s'), med('plain', 'cpu_s_per_gb')
+    for m in modes:
+        g, c = med(m, 'gbit_s'), med(m, 'cpu_s_per_gb')
+        fails = sum(1 for r in rows if r['mtu'] == mtu and r['mode'] == m and not r.get('ok'))
+        s = {'type': 'summary', 'mtu': mtu, 'mode': m, 'runs': g[3] if g else 0, 'failed': fails}
+        if g:
+            s.update({'gbit_s_median': round(g[0], 3), 'gbit_s_min': round(g[1], 3),
+                      'gbit_s_max': round(g[2], 3), 'cpu_s_per_gb_median': round(c[0], 3),
+                      'cpu_s_per_gb_min': round(c[1], 3), 'cpu_s_per_gb_max': round(c[2], 3)})
+            rt = [r['retrans'] for r in rows if r['mtu'] == mtu and r['mode'] == m and r.get('ok')]
+            s['retrans_median'] = statistics.median(rt)
+            if base_g:
+                s['throughput_vs_plain'] = round(g[0] / base_g[0], 3)
+                s['cpu_per_gb_vs_plain'] = round(c[0] / base_c[0], 3)
+        out.append(s)
+if js:
+    for s in out:
+        print(json.dumps(s))
+else:
+    print('%-5s %-14s %4s %22s %8s %22s %8s %8s' % ('MTU', 'mode', 'runs', 'Gbit/s median [range]',
+          'x plain', 'CPU s/GB median [range]', 'x plain', 'retrans'))
+    for s in out:
+        if 'gbit_s_median' not in s:
+            print('%-5d %-14s %4d failed' % (s['mtu'], s['mode'], s['runs']))
+            continue
+        print('%-5d %-14s %4d %7.2f [%5.2f-%5.2f] %8s %7.3f [%5.3f-%5.3f] %8s %8g' % (
+            s['mtu'], s['mode'], s['runs'], s['gbit_s_median'], s['gbit_s_min'], s['gbit_s_max'],
+            '%.2f' % s['throughput_vs_plain'] if 'throughput_vs_plain' in s else '-',
+            s['cpu_s_per_gb_median'], s['cpu_s_per_gb_min'], s['cpu_s_per_gb_max'],
+            '%.2f' % s['cpu_per_gb_vs_plain'] if 'cpu_per_gb_vs_plain' in s else '-',
+            s['retrans_median']))
+PY
