@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s.rtr_expect = (dw_mpa_rtr)(data[0] & 3 ? 1u << ((data[0] & 3) - 1) : 0);
     s.mulpdu = mulpdu = 128u << (data[0] >> 2 & 3);
     s.ord = 2;
-    dw_qp_callbacks cb = {on_send, on_wc, NULL};
+    dw_qp_callbacks cb = {on_send, on_wc, NULL, NULL};
     dw_qp *qp;
     if (dw_qp_new(&qp, &s, &cb, NULL))
         abort();

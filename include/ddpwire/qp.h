@@ -83,6 +83,15 @@ typedef struct dw_qp_callbacks {
     /** Optional: a Terminate we sent (received 0) or the peer sent (1). */
     void (*on_terminate)(dw_qp *qp, const dw_rdmap_term *t, int received,
                          void *user_data);
+    /**
+     * Optional: the largest ULPDU (DDP header included) for the next
+     * segment, asked before each one: dw_sock_fill_len() makes every
+     * segment of a long message an FPDU of exactly EMSS octets (the exact
+     * fill, which at some MPA positions is above MULPDU). A value that
+     * leaves no payload after the header, or above DW_MPA_ULPDU_MAX, or
+     * 0, means the mulpdu setting.
+     */
+    size_t (*seg_max)(dw_qp *qp, void *user_data);
 } dw_qp_callbacks;
 
 typedef struct dw_qp_settings {

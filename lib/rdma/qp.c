@@ -203,9 +203,11 @@ static int can_send(const dw_qp *qp)
  * carries the message's MSN and its offset MO, or TO; L on the last). */
 static int send_segments(dw_qp *qp, dw_ddp_hdr *h, const uint8_t *buf, size_t len)
 {
-    size_t hl = DW_DDP_HDR_LEN(h->tagged), max = qp->s.mulpdu - hl, off = 0;
+    size_t hl = DW_DDP_HDR_LEN(h->tagged), off = 0;
     uint64_t to = h->to;
     do {
+        size_t max = qp->cb.seg_max ? qp->cb.seg_max(qp, qp->u) : 0;
+        max = max > hl && max <= DW_MPA_ULPDU_MAX ? max - hl : qp->s.mulpdu - hl;
         size_t n = len - off < max ? len - off : max;
         h->last = off + n == len;
         if (h->tagged)

@@ -72,6 +72,13 @@ static int qsend(dw_qp *qp, const uint8_t *h, size_t hl, const uint8_t *p, size_
     return dw_sock_send_pdu(((rp *)u)->s, h, hl, p, pl);
 }
 
+/* DDP segments of the exact fill: each FPDU of a long message is EMSS octets */
+static size_t qseg_max(dw_qp *qp, void *u)
+{
+    (void)qp;
+    return dw_sock_fill_len(((rp *)u)->s);
+}
+
 static void qwc(dw_qp *qp, const dw_qp_wc *wc, void *u)
 {
     rp *r = u;
@@ -151,7 +158,7 @@ static int setup_qp(rp *r, int server)
         qs.rtr_expect = si.rtr;
     else
         qs.rtr_send = si.rtr;
-    dw_qp_callbacks cb = {qsend, qwc, qterm};
+    dw_qp_callbacks cb = {qsend, qwc, qterm, qseg_max};
     r->recvs = r->reads = 0;
     r->qp_rc = 0;
     r->pdus = r->octets = 0;

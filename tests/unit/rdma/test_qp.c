@@ -78,7 +78,7 @@ static int on_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, v
 static void make(end *e, const dw_qp_settings *qs)
 {
     memset(e, 0, sizeof *e);
-    dw_qp_callbacks cb = {qsend, qwc, qterm};
+    dw_qp_callbacks cb = {qsend, qwc, qterm, NULL};
     CHECK(dw_qp_new(&e->qp, qs, &cb, e) == 0);
     dw_mpa_tx_settings ts;
     dw_mpa_tx_settings_default(&ts);
@@ -151,6 +151,75 @@ static void test_send_segments(void)
     pump(&a, &b);
     CHECK(b.nwc == 2 && b.wc[1].wr_id == 78 && b.wc[1].len == 0 && b.wc[1].solicited);
     CHECK(b.terms_sent == 0 && a.terms_rcvd == 0);
+    unmake(&a), unmake(&b);
+}
+
+/* seg_max: the sender's exact fill (dw_mpa_tx_fill_len at EMSS 1448, with
+ * markers) cuts a long Send and a long Write: every FPDU but each message's
+ * last is exactly EMSS octets, though the fill changes from one FPDU to the
+ * next as markers fall in or out, except at the phases where none can be
+ * (EMSS - 4 octets ending on a marker position); the data arrives whole. */
+static size_t g_fill_calls;
+static size_t fill_max(dw_qp *qp, void *u)
+{
+    (void)qp;
+    g_fill_calls++;
+    return dw_mpa_tx_fill_len(((end *)u)->tx);
+}
+
+static void test_seg_fill(void)
+{
+    static end a, b;
+    dw_qp_settings s;
+    dw_qp_settings_default(&s);
+    s.mulpdu = 1024;
+    make(&a, &s);
+    make(&b, &s);
+    dw_qp_callbacks cb = {qsend, qwc, qterm, fill_max};
+    dw_qp_del(a.qp);
+    CHECK(dw_qp_new(&a.qp, &s, &cb, &a) == 0);
+    dw_mpa_tx_del(a.tx), dw_mpa_rx_del(b.rx);
+    dw_mpa_tx_settings ts;
+    dw_mpa_tx_settings_default(&ts);
+    ts.emss = 1448;
+    dw_mpa_rx_settings rs;
+    dw_mpa_rx_settings_default(&rs);
+    dw_mpa_rx_callbacks rcb = {on_ulpdu, NULL, NULL};
+    CHECK(dw_mpa_tx_new(&a.tx, &ts) == 0 && dw_mpa_rx_new(&b.rx, &rs, &rcb, &b) == 0);
+    static uint8_t src[100000], dst[100000], bm[100000];
+    for (size_t i = 0; i < sizeof src; i++)
+        src[i] = pat(i + 11);
+    uint32_t bs;
+    CHECK(dw_qp_reg_mr(b.qp, bm, sizeof bm, 0x5000, DW_QP_ACCESS_REMOTE_WRITE, &bs) == 0);
+    CHECK(dw_qp_post_recv(b.qp, 9, dst, sizeof dst) == 0);
+    CHECK(dw_qp_send(a.qp, 1, DW_RDMAP_SEND, 0, src, sizeof src) == 0);
+    CHECK(dw_qp_write(a.qp, 2, src, sizeof src, bs, 0x5000) == 0);
+    /* walk the FPDUs in the pipe: lengths of the two messages' segments */
+    size_t at = 0, n = 0, emss = 0, other = 0, short4 = 0;
+    uint32_t pos = 0;
+    while (at < a.fill) {
+        size_t ulen = 0, k = at;
+        /* a marker may lead: at MPA positions that are multiples of 512 */
+        if (pos % 512 == 0)
+            k += 4;
+        ulen = (size_t)a.pipe[k] << 8 | a.pipe[k + 1];
+        size_t f = dw_mpa_fpdu_len(pos, ulen, 1);
+        n++;
+        if (f == 1448)
+            emss++;
+        else if (f == 1448 - 4 && (pos + f) % 512 == 0)
+            short4++; /* no exact fill here: 4 octets more would take a marker */
+        else
+            other++;
+        at += f, pos += (uint32_t)f;
+    }
+    CHECK_EQ_U(at, a.fill);
+    CHECK_EQ_U(other, 2); /* each message's last segment */
+    CHECK(emss > 120 && emss + short4 + other == n && g_fill_calls == n);
+    CHECK(a.max_ulpdu > 1024); /* the fill, not the mulpdu setting */
+    pump(&a, &b);
+    CHECK(b.nwc == 1 && b.wc[0].len == sizeof src && memcmp(dst, src, sizeof src) == 0);
+    CHECK(memcmp(bm, src, sizeof src) == 0 && b.terms_sent == 0);
     unmake(&a), unmake(&b);
 }
 
@@ -497,7 +566,7 @@ static void test_storm(void)
 static void test_args(void)
 {
     dw_qp *qp;
-    dw_qp_callbacks cb = {qsend, qwc, NULL}, none = {NULL, qwc, NULL};
+    dw_qp_callbacks cb = {qsend, qwc, NULL, NULL}, none = {NULL, qwc, NULL, NULL};
     dw_qp_settings s;
     dw_qp_settings_default(&s);
     CHECK_EQ_U(dw_qp_new(&qp, &s, &none, NULL), DW_ERR_INVAL);
@@ -523,6 +592,7 @@ static void test_args(void)
 int main(void)
 {
     RUN(test_send_segments);
+    RUN(test_seg_fill);
     RUN(test_write_read);
     RUN(test_rping_exchange);
     RUN(test_rtr);
