@@ -29,6 +29,7 @@ struct dw_sock {
     int stop;               /* the user's on_pdu asked dw_sock_recv to return */
     int shut_wanted;        /* non-blocking: FIN after the queue drains */
     int corked;             /* TCP_CORK set by dw_sock_send_stream */
+    uint8_t *flat;          /* dw_sock_send_stream with markers: FPDUs framed flat */
     size_t have;            /* octets of the peer's start-up frame in rbuf */
     uint64_t frame_end;     /* stream offset after the last delivered PDU */
     uint8_t *peer_frame;    /* the peer's start-up frame (negotiated mode) */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "io/sock_int.h"
+#include "io/tcp_info.h"
 
 #define SPANS 64u /* frames per packed group or flush round */
 
@@ -28,8 +29,13 @@ void dw_sk_read_emss(dw_sock *s)
 {
     int mss = 0;
     socklen_t l = sizeof mss;
-    if (getsockopt(s->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &l) == 0 && mss > 0)
+    if (getsockopt(s->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &l) == 0 && mss > 0) {
+        /* a path MTU lower than the cached MSS knows (docs/DESIGN.md) */
+        uint32_t path = dw_io_path_mss(s->fd);
+        if (path >= 64 && path < (uint32_t)mss)
+            mss = (int)path;
         s->info.emss = (uint32_t)mss;
+    }
     if (!s->tx)
         return; /* not in MPA mode (yet, or refused): no framer to tell */
     if (mss > 0)
@@ -48,6 +54,7 @@ void dw_sk_free_send(dw_sock *s)
     free(s->iov);
     free(s->msgs);
     free(s->msg_bytes);
+    free(s->flat);
     dw_outq_del(s->q);
 }
 

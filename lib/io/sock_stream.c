@@ -10,12 +10,14 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 
 #include "io/sock_int.h"
 #include "io/tcp_info.h"
 
 #define STREAM_BATCH (256u << 10) /* octets per write at most */
+#define FLAT_CAP (STREAM_BATCH + (64u << 10)) /* the flat buffer: a batch and one FPDU */
 
 /* TCP_CORK: while set, TCP sends no segment shorter than EMSS and cuts a
  * buffer held back by the congestion window only at a multiple of EMSS
@@ -34,12 +36,18 @@ void dw_sk_set_cork(dw_sock *s, int on)
  * EMSS (MPA 7.3: what follows starts a new segment). With more, a last
  * piece shorter than the fill stays behind. With nmsg, each FPDU is its
  * own message (at most DW_SK_MSG_CAP) for dw_sk_flush_aligned. Returns the
- * octets of p framed; *cnt the iovecs. */
+ * octets of p framed; *cnt the iovecs.
+ * With markers the FPDUs are framed into s->flat (payload copied, the CRC
+ * fused with the copy), one iovec per write or per message: by reference,
+ * each marker would split the payload, two iovecs per 512 octets, and the
+ * kernel's copy per iovec costs more than the copy here (docs/PERFORMANCE.md). */
 static ssize_t stream_frame(dw_sock *s, const uint8_t *p, size_t n, int more, size_t cap,
                             size_t *cnt, size_t *nrec, size_t *nmsg)
 {
     size_t at = 0, octets = 0, c = 0, k = 0, win = dw_sk_scratch_window(s);
-    int mpa = s->o.framing == DW_FRAMING_MPA;
+    int mpa = s->o.framing == DW_FRAMING_MPA, flat = s->flat != NULL;
+    if (flat)
+        win = FLAT_CAP;
     while (at < n && octets < STREAM_BATCH && (!nmsg || k < DW_SK_MSG_CAP)) {
         size_t rec = dw_fr_tx_fill_len(s->tx);
         if (n - at < rec && more)
@@ -50,8 +58,19 @@ static ssize_t stream_frame(dw_sock *s, const uint8_t *p, size_t n, int more, si
             (octets && octets + flen > win) || (octets && !nmsg && octets + flen > cap))
             break;
         dw_fr_frame_info fi;
-        ssize_t f = dw_fr_tx_frame(s->tx, NULL, 0, p + at, rec, s->iov + c, s->o.iov_max - c,
-                                   &fi);
+        ssize_t f;
+        if (flat) {
+            f = dw_fr_tx_frame_into(s->tx, NULL, 0, p + at, rec, s->flat + octets,
+                                    FLAT_CAP - octets, &fi);
+            if (f >= 0 && (nmsg || !c)) /* a new message, or the write's one iovec */
+                s->iov[c] = (struct iovec){s->flat + octets, 0}, fi.iovcnt = 1;
+            else
+                c--, fi.iovcnt = 1; /* the write's iovec grows */
+            if (f >= 0)
+                s->iov[c].iov_len += (size_t)f;
+        } else {
+            f = dw_fr_tx_frame(s->tx, NULL, 0, p + at, rec, s->iov + c, s->o.iov_max - c, &fi);
+        }
         if (f < 0)
             return f;
         if (nmsg) { /* each FPDU its own message and buffer */
@@ -123,6 +142,9 @@ ssize_t dw_sock_send_stream(dw_sock *s, const void *buf, size_t len, int more, s
     int rc = dw_sk_want_iov(s);
     if (!rc)
         rc = dw_sk_want_msgs(s);
+    if (!rc && s->info.tx_markers && s->o.framing == DW_FRAMING_MPA && !s->flat &&
+        !(s->flat = malloc(FLAT_CAP)))
+        rc = DW_ERR_NOMEM;
     if (rc)
         return rc;
     while (at < len) {

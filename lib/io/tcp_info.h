@@ -14,4 +14,11 @@
  * smaller. SIZE_MAX where the kernel does not say. */
 size_t dw_io_window_room(int fd);
 
+/* The MSS the path's MTU allows now: the route's MTU (IP_MTU / IPV6_MTU,
+ * which follows a device's MTU at once) minus the IP and TCP headers and
+ * the timestamp option when the connection uses it; 0 where unknown. The
+ * kernel's cached MSS (TCP_MAXSEG) catches up with a lower MTU only when it
+ * next sends (tcp_current_mss), after the next write was framed. */
+uint32_t dw_io_path_mss(int fd);
+
 #endif

@@ -25,7 +25,8 @@
 #   mtu          the veth MTU drops from 1500 to 1280 in a pause in the middle
 #                of a transfer: alignment before, after, and from the first
 #                FPDU of the new EMSS (1228) on, which must come within one
-#                write (256 KiB) and be 100 % aligned
+#                write (256 KiB); 100 % aligned before and after (the adapter
+#                sees the route's MTU, not only the kernel's cached MSS)
 #
 # Needs root (namespaces, capture, nftables), iproute2, ethtool, tcpdump,
 # nftables, python3: installed when missing (as root). Exit 77 only where
@@ -183,6 +184,8 @@ run mtu mtu && judge mtu $EMSS "$(cat "$T/mtu.t")" $EMSS2
 f=$T/mtu.fill
 check "[ '$(kv before_aligned "$f")' = '$(kv before_segments "$f")' ]" \
   "mtu: before the drop $(kv before_aligned "$f")/$(kv before_segments "$f") begin with an FPDU"
+check "[ '$(kv after_aligned "$f")' = '$(kv after_segments "$f")' ]" \
+  "mtu: after the drop $(kv after_aligned "$f")/$(kv after_segments "$f") begin with an FPDU"
 check "[ '$(kv resized_segments "$f")' -gt 4000 ] && [ '$(kv resized_aligned "$f")' = '$(kv resized_segments "$f")' ]" \
   "mtu: from the first $EMSS2-octet FPDU on $(kv resized_aligned "$f")/$(kv resized_segments "$f") begin with an FPDU"
 check "[ \$(( $(kv resized_at "$f") - 8388608 )) -le 262144 ]" \
