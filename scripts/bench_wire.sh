@@ -15,6 +15,11 @@
 #   mpa-packed      the same records, FPDUs grouped up to EMSS (--pack)
 #   ift             IFT framing, CRCs on
 #
+# With --loss "P ...", each mode also runs with P % of the data segments
+# dropped at random (nftables numgen in a router namespace between the two:
+# this kernel has no netem, so no reordering beyond what loss makes) at the
+# first MTU; that part of the summary has its own plain-TCP anchor.
+#
 # Throughput is what the server received over the client's whole test (to the
 # server's close). CPU per GB moved: both processes' user + system time plus
 # the host's softirq time over the test (/proc/stat; the host runs both ends)
@@ -23,11 +28,11 @@
 # medians, ranges and ratios to plain TCP's medians.
 #
 # usage: bench_wire.sh DDPWIRE [--json] [--seconds S] [--repeats N]
-#                      [--mtu "1500 9000"] [--modes "plain mpa ..."]
+#                      [--mtu "1500 9000"] [--modes "plain mpa ..."] [--loss "0.1 1"]
 set -u
 D=$(readlink -f "$1")
 shift
-JSON=0 SECS=5 REPS=3 MTUS="1500 9000"
+JSON=0 SECS=5 REPS=3 MTUS="1500 9000" LOSS=""
 MODES="plain iperf3 mpa mpa-nomarkers mpa-nocrc mpa-rec mpa-packed ift"
 while [ $# -gt 0 ]; do
   case $1 in
@@ -36,6 +41,7 @@ while [ $# -gt 0 ]; do
   --repeats) REPS=$2; shift ;;
   --mtu) MTUS=$2; shift ;;
   --modes) MODES=$2; shift ;;
+  --loss) LOSS=$2; shift ;;
   *) echo "bench_wire.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -47,13 +53,14 @@ done
 command -v iperf3 > /dev/null || MODES=$(echo " $MODES " | sed 's/ iperf3 / /')
 
 T=$(mktemp -d)
-A=dwbA.$$ B=dwbB.$$ VA=dwba$$ VB=dwbb$$
+A=dwbA.$$ B=dwbB.$$ R=dwbR.$$ VA=dwba$$ VB=dwbb$$
 SP=""
 cleanup() {
   [ -n "$SP" ] && kill "$SP" 2> /dev/null
   wait 2> /dev/null
   ip netns del "$A" 2> /dev/null
   ip netns del "$B" 2> /dev/null
+  ip netns del "$R" 2> /dev/null
   rm -rf "$T"
 }
 trap cleanup EXIT
@@ -80,7 +87,7 @@ RES=$T/res.jsonl
 
 # one MODE MTU ROUND: one test; appends a JSON line to $RES
 one() {
-  local mode=$1 mtu=$2 round=$3 opts="" s0 s1
+  local mode=$1 mtu=$2 round=$3 loss=${4:-0} opts="" s0 s1
   port=$((port + 1))
   case $mode in
   plain) opts="--plain" ;;
@@ -95,14 +102,14 @@ one() {
     "${EB[@]}" iperf3 -s -1 -p "$port" > /dev/null 2>&1 &
     SP=$!
     sleep 0.3
-    "${EA[@]}" iperf3 -c 10.199.8.2 -p "$port" -t "$SECS" -J > "$T/c" 2> "$T/cerr"
+    "${EA[@]}" iperf3 -c "$DST" -p "$port" -t "$SECS" -J > "$T/c" 2> "$T/cerr"
     local rc=$?
     wait "$SP"
     SP=""
     s1=$(softirq)
-    python3 - "$T/c" "$mode" "$mtu" "$round" "$rc" "$s0" "$s1" "$(getconf CLK_TCK)" >> "$RES" << 'PY'
+    python3 - "$T/c" "$mode" "$mtu" "$round" "$rc" "$s0" "$s1" "$(getconf CLK_TCK)" "$loss" >> "$RES" << 'PY'
 import json, sys
-f, mode, mtu, rnd, rc, s0, s1, tck = sys.argv[1:]
+f, mode, mtu, rnd, rc, s0, s1, tck, loss = sys.argv[1:]
 try:
     o = json.load(open(f))
     e = o['end']
@@ -111,31 +118,31 @@ try:
     cpu = e['cpu_utilization_percent']
     c_cpu = cpu['host_total'] / 100 * e['sum_sent']['seconds']
     s_cpu = cpu['remote_total'] / 100 * secs
-    print(json.dumps({'mode': mode, 'mtu': int(mtu), 'round': int(rnd), 'ok': rc == '0',
+    print(json.dumps({'mode': mode, 'mtu': int(mtu), 'loss': float(loss), 'round': int(rnd), 'ok': rc == '0',
                       'octets': octets, 'seconds': secs, 'gbit_s': octets * 8 / secs / 1e9,
                       'cpu_client_s': c_cpu, 'cpu_server_s': s_cpu,
                       'softirq_s': (int(s1) - int(s0)) / int(tck),
                       'retrans': e['sum_sent'].get('retransmits', 0)}))
 except Exception as x:
-    print(json.dumps({'mode': mode, 'mtu': int(mtu), 'round': int(rnd), 'ok': False, 'why': str(x)}))
+    print(json.dumps({'mode': mode, 'mtu': int(mtu), 'loss': float(loss), 'round': int(rnd), 'ok': False, 'why': str(x)}))
 PY
     return
   fi
-  "${EB[@]}" "$D" perf -s "10.199.8.2:$port" --once --json $opts > "$T/s" 2> "$T/serr" &
+  "${EB[@]}" "$D" perf -s "$DST:$port" --once --json $opts > "$T/s" 2> "$T/serr" &
   SP=$!
   for _ in $(seq 50); do
     ip netns exec "$B" ss -Hltn | grep -q ":$port " && break
     sleep 0.05
   done
-  "${EA[@]}" "$D" perf -c "10.199.8.2:$port" -t "$SECS" -i 0 --json $opts > "$T/c" 2> "$T/cerr"
+  "${EA[@]}" "$D" perf -c "$DST:$port" -t "$SECS" -i 0 --json $opts > "$T/c" 2> "$T/cerr"
   local rc=$?
   wait "$SP"
   local src=$?
   SP=""
   s1=$(softirq)
-  python3 - "$T/c" "$T/s" "$mode" "$mtu" "$round" "$rc" "$src" "$s0" "$s1" "$(getconf CLK_TCK)" >> "$RES" << 'PY'
+  python3 - "$T/c" "$T/s" "$mode" "$mtu" "$round" "$rc" "$src" "$s0" "$s1" "$(getconf CLK_TCK)" "$loss" >> "$RES" << 'PY'
 import json, sys
-fc, fs, mode, mtu, rnd, rc, src, s0, s1, tck = sys.argv[1:]
+fc, fs, mode, mtu, rnd, rc, src, s0, s1, tck, loss = sys.argv[1:]
 def line(f, t):
     for l in open(f):
         o = json.loads(l)
@@ -144,7 +151,7 @@ def line(f, t):
     return None
 c, s = line(fc, 'total'), line(fs, 'server')
 ok = rc == '0' and src == '0' and c is not None and s is not None
-r = {'mode': mode, 'mtu': int(mtu), 'round': int(rnd), 'ok': ok}
+r = {'mode': mode, 'mtu': int(mtu), 'loss': float(loss), 'round': int(rnd), 'ok': ok}
 if ok:
     r.update({'octets': s['octets'], 'seconds': c['seconds'],
               'gbit_s': s['octets'] * 8 / c['seconds'] / 1e9,
@@ -156,6 +163,7 @@ print(json.dumps(r))
 PY
 }
 
+DST=10.199.8.2
 [ "$JSON" = 1 ] || echo "ddpwire bench wire: $(uptime | sed 's/^ *//'); $NCPU CPUs; ${SECS} s x $REPS per mode; offloads: $OFFL"
 for mtu in $MTUS; do
   ip -n "$A" link set "$VA" mtu "$mtu" && ip -n "$B" link set "$VB" mtu "$mtu"
@@ -169,6 +177,46 @@ print(e - (6 + 4 * -(-e // 512) + e % 4))")
   done
 done
 
+# loss: A - R - B, nftables in R drops P % of the data segments
+if [ -n "$LOSS" ]; then
+  mtu=${MTUS%% *}
+  RA=dwbra$$ RB=dwbrb$$
+  ip link del "$VA" 2> /dev/null
+  ip -n "$A" link del "$VA" 2> /dev/null
+  ip netns add "$R" && ip link add "$VA" type veth peer name "$RA" &&
+    ip link add "$VB" type veth peer name "$RB" &&
+    ip link set "$VA" netns "$A" && ip link set "$VB" netns "$B" &&
+    ip link set "$RA" netns "$R" && ip link set "$RB" netns "$R" &&
+    ip -n "$A" addr add 10.199.9.1/24 dev "$VA" && ip -n "$R" addr add 10.199.9.2/24 dev "$RA" &&
+    ip -n "$R" addr add 10.199.10.2/24 dev "$RB" && ip -n "$B" addr add 10.199.10.1/24 dev "$VB" &&
+    for x in "$A $VA" "$B $VB" "$R $RA" "$R $RB"; do
+      set -- $x
+      ip -n "$1" link set "$2" mtu "$mtu" up && ip netns exec "$1" ethtool -K "$2" tso on gso on gro on > /dev/null 2>&1
+    done &&
+    ip -n "$A" route add default via 10.199.9.2 && ip -n "$B" route add default via 10.199.10.2 &&
+    ip netns exec "$R" sysctl -qw net.ipv4.ip_forward=1 ||
+    { echo "ddpwire bench wire: cannot set up the router namespace" >&2; exit 1; }
+  command -v nft > /dev/null || { echo "ddpwire bench wire: --loss needs nft" >&2; exit 77; }
+  DST=10.199.10.1
+  for p in $LOSS; do
+    per=$(python3 -c "print(round($p * 100))") # numgen over 10000
+    for r in $(seq "$REPS"); do
+      for m in $MODES; do
+        ip netns exec "$R" nft -f - << EOF
+table inet dwbloss {
+  chain fwd {
+    type filter hook forward priority 0; policy accept;
+    ip daddr $DST meta length > 200 numgen random mod 10000 < $per drop
+  }
+}
+EOF
+        one "$m" "$mtu" "$r" "$p"
+        ip netns exec "$R" nft delete table inet dwbloss
+      done
+    done
+  done
+fi
+
 python3 - "$RES" "$JSON" << 'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
@@ -179,24 +227,26 @@ for r in rows:
     if js:
         print(json.dumps(dict(r, type='run')))
 out = []
-for mtu in sorted({r['mtu'] for r in rows}):
+for (mtu, loss) in sorted({(r['mtu'], r.get('loss', 0)) for r in rows}):
+    grp = [r for r in rows if r['mtu'] == mtu and r.get('loss', 0) == loss]
     modes = []
-    for r in rows:
-        if r['mtu'] == mtu and r['mode'] not in modes:
+    for r in grp:
+        if r['mode'] not in modes:
             modes.append(r['mode'])
     def med(mode, key):
-        v = [r[key] for r in rows if r['mtu'] == mtu and r['mode'] == mode and r.get('ok')]
+        v = [r[key] for r in grp if r['mode'] == mode and r.get('ok')]
         return (statistics.median(v), min(v), max(v), len(v)) if v else None
     base_g, base_c = med('plain', 'gbit_s'), med('plain', 'cpu_s_per_gb')
     for m in modes:
         g, c = med(m, 'gbit_s'), med(m, 'cpu_s_per_gb')
-        fails = sum(1 for r in rows if r['mtu'] == mtu and r['mode'] == m and not r.get('ok'))
-        s = {'type': 'summary', 'mtu': mtu, 'mode': m, 'runs': g[3] if g else 0, 'failed': fails}
+        fails = sum(1 for r in grp if r['mode'] == m and not r.get('ok'))
+        s = {'type': 'summary', 'mtu': mtu, 'loss_percent': loss, 'mode': m,
+             'runs': g[3] if g else 0, 'failed': fails}
         if g:
             s.update({'gbit_s_median': round(g[0], 3), 'gbit_s_min': round(g[1], 3),
                       'gbit_s_max': round(g[2], 3), 'cpu_s_per_gb_median': round(c[0], 3),
                       'cpu_s_per_gb_min': round(c[1], 3), 'cpu_s_per_gb_max': round(c[2], 3)})
-            rt = [r['retrans'] for r in rows if r['mtu'] == mtu and r['mode'] == m and r.get('ok')]
+            rt = [r['retrans'] for r in grp if r['mode'] == m and r.get('ok')]
             s['retrans_median'] = statistics.median(rt)
             if base_g:
                 s['throughput_vs_plain'] = round(g[0] / base_g[0], 3)
@@ -206,14 +256,14 @@ if js:
     for s in out:
         print(json.dumps(s))
 else:
-    print('%-5s %-14s %4s %22s %8s %22s %8s %8s' % ('MTU', 'mode', 'runs', 'Gbit/s median [range]',
+    print('%-5s %-5s %-14s %4s %22s %8s %22s %8s %8s' % ('MTU', 'loss%', 'mode', 'runs', 'Gbit/s median [range]',
           'x plain', 'CPU s/GB median [range]', 'x plain', 'retrans'))
     for s in out:
         if 'gbit_s_median' not in s:
-            print('%-5d %-14s %4d failed' % (s['mtu'], s['mode'], s['runs']))
+            print('%-5d %-5g %-14s %4d failed' % (s['mtu'], s['loss_percent'], s['mode'], s['runs']))
             continue
-        print('%-5d %-14s %4d %7.2f [%5.2f-%5.2f] %8s %7.3f [%5.3f-%5.3f] %8s %8g' % (
-            s['mtu'], s['mode'], s['runs'], s['gbit_s_median'], s['gbit_s_min'], s['gbit_s_max'],
+        print('%-5d %-5g %-14s %4d %7.2f [%5.2f-%5.2f] %8s %7.3f [%5.3f-%5.3f] %8s %8g' % (
+            s['mtu'], s['loss_percent'], s['mode'], s['runs'], s['gbit_s_median'], s['gbit_s_min'], s['gbit_s_max'],
             '%.2f' % s['throughput_vs_plain'] if 'throughput_vs_plain' in s else '-',
             s['cpu_s_per_gb_median'], s['cpu_s_per_gb_min'], s['cpu_s_per_gb_max'],
             '%.2f' % s['cpu_per_gb_vs_plain'] if 'cpu_per_gb_vs_plain' in s else '-',

@@ -29,6 +29,7 @@ struct dw_sock {
     int stop;               /* the user's on_pdu asked dw_sock_recv to return */
     int shut_wanted;        /* non-blocking: FIN after the queue drains */
     int corked;             /* TCP_CORK set by dw_sock_send_stream */
+    uint32_t ip_hdr;        /* 20 or 40 (dw_io_ip_hdr), 0 until known */
     uint8_t *flat;          /* dw_sock_send_stream with markers: FPDUs framed flat */
     size_t have;            /* octets of the peer's start-up frame in rbuf */
     uint64_t frame_end;     /* stream offset after the last delivered PDU */
@@ -44,6 +45,7 @@ struct dw_sock {
 /* sock_send.c */
 int dw_sk_send_raw(dw_sock *s, const void *p, size_t len);
 void dw_sk_read_emss(dw_sock *s);
+size_t dw_sk_update_emss(dw_sock *s);
 void dw_sk_free_send(dw_sock *s);
 int dw_sk_want_iov(dw_sock *s);
 int dw_sk_want_msgs(dw_sock *s);

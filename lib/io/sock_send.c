@@ -25,22 +25,37 @@
 
 #define SPANS 64u /* frames per packed group or flush round */
 
-void dw_sk_read_emss(dw_sock *s)
+/* Reads EMSS (and tells the framer); returns the peer's window room
+ * (dw_io_send_view.room, SIZE_MAX unknown), read in the same calls. */
+size_t dw_sk_update_emss(dw_sock *s)
 {
-    int mss = 0;
-    socklen_t l = sizeof mss;
-    if (getsockopt(s->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &l) == 0 && mss > 0) {
+    if (!s->ip_hdr)
+        s->ip_hdr = dw_io_ip_hdr(s->fd);
+    dw_io_send_view v;
+    dw_io_send_view_get(s->fd, s->ip_hdr, &v);
+    int mss = (int)v.mss;
+    if (mss <= 0) {
+        socklen_t l = sizeof mss;
+        if (getsockopt(s->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &l) != 0)
+            mss = 0;
+    }
+    if (mss > 0) {
         /* a path MTU lower than the cached MSS knows (docs/DESIGN.md) */
-        uint32_t path = dw_io_path_mss(s->fd);
-        if (path >= 64 && path < (uint32_t)mss)
-            mss = (int)path;
+        if (v.path_mss >= 64 && v.path_mss < (uint32_t)mss)
+            mss = (int)v.path_mss;
         s->info.emss = (uint32_t)mss;
     }
-    if (!s->tx)
-        return; /* not in MPA mode (yet, or refused): no framer to tell */
-    if (mss > 0)
-        dw_fr_tx_set_emss(s->tx, (uint32_t)mss); /* MPA 7.3.1 follows EMSS */
-    s->info.mulpdu = (uint32_t)dw_fr_tx_max_pdu(s->tx);
+    if (s->tx) {
+        if (mss > 0)
+            dw_fr_tx_set_emss(s->tx, (uint32_t)mss); /* MPA 7.3.1 follows EMSS */
+        s->info.mulpdu = (uint32_t)dw_fr_tx_max_pdu(s->tx);
+    }
+    return v.room;
+}
+
+void dw_sk_read_emss(dw_sock *s)
+{
+    (void)dw_sk_update_emss(s);
 }
 
 static void maybe_reread_emss(dw_sock *s)

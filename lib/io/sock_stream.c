@@ -148,7 +148,10 @@ ssize_t dw_sock_send_stream(dw_sock *s, const void *buf, size_t len, int more, s
     if (rc)
         return rc;
     while (at < len) {
-        dw_sk_read_emss(s); /* MPA 7.3.1: each write follows the path MTU */
+        if (more && len - at < dw_fr_tx_fill_len(s->tx))
+            break; /* less than a record: the caller gives it again */
+        /* MPA 7.3.1: each write follows the path MTU */
+        size_t room = dw_sk_update_emss(s);
         int mpa = s->o.framing == DW_FRAMING_MPA, exact = mpa && fills_exactly(s);
         ssize_t r;
         size_t cnt = 0;
@@ -165,7 +168,8 @@ ssize_t dw_sock_send_stream(dw_sock *s, const void *buf, size_t len, int more, s
              * the kernel sends whole or not at all (docs/DESIGN.md).
              */
             dw_sk_set_cork(s, mpa);
-            size_t nmsg = 0, room = mpa ? dw_io_window_room(s->fd) : SIZE_MAX;
+            size_t nmsg = 0;
+            room = mpa ? room : SIZE_MAX;
             int one = room < s->info.emss;
             r = stream_frame(s, p + at, len - at, more, room, &cnt, &k, one ? &nmsg : NULL);
             rc = r <= 0 ? 0

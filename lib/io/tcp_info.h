@@ -5,20 +5,30 @@
 #define DW_IO_TCP_INFO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
-/* Octets the peer's advertised receive window still admits beyond all
- * that is queued on the socket (sent or not): the right edge of the
- * window (snd_una + tcpi_snd_wnd, present in Linux 6.1) minus the end of the send
- * queue (SIOCOUTQ), 0 when the queue already reaches past it. Read queue
- * first, window second, so an ACK in between can only make the answer
- * smaller. SIZE_MAX where the kernel does not say. */
-size_t dw_io_window_room(int fd);
+/* The IP header length of the connection's packets: 20 (IPv4, also
+ * IPv4-mapped IPv6) or 40; 0 where unknown. */
+uint32_t dw_io_ip_hdr(int fd);
 
-/* The MSS the path's MTU allows now: the route's MTU (IP_MTU / IPV6_MTU,
- * which follows a device's MTU at once) minus the IP and TCP headers and
- * the timestamp option when the connection uses it; 0 where unknown. The
- * kernel's cached MSS (TCP_MAXSEG) catches up with a lower MTU only when it
- * next sends (tcp_current_mss), after the next write was framed. */
-uint32_t dw_io_path_mss(int fd);
+/* What a sender needs before a write, in three system calls. */
+typedef struct dw_io_send_view {
+    uint32_t mss;      /* the kernel's cached MSS (TCP_MAXSEG), 0 unknown */
+    uint32_t path_mss; /* the route's MTU less headers, 0 unknown */
+    /* Octets the peer's advertised receive window still admits beyond all
+     * that is queued on the socket (sent or not): the window's right edge
+     * (snd_una + tcpi_snd_wnd, in Linux 6.1's TCP_INFO) minus the end of
+     * the send queue (SIOCOUTQ), 0 when the queue reaches past it. The
+     * queue is read first, the window second, so an ACK in between can
+     * only make it smaller. SIZE_MAX where the kernel does not say. */
+    size_t room;
+} dw_io_send_view;
+
+/* path_mss: the route's MTU (IP_MTU / IPV6_MTU, which follows a device's
+ * MTU at once) minus ip_hdr, the TCP header and the timestamp option when
+ * the connection uses it. The kernel's cached MSS catches up with a lower
+ * MTU only when it next sends (tcp_current_mss), after the next write was
+ * framed. ip_hdr 0: no path_mss. */
+void dw_io_send_view_get(int fd, uint32_t ip_hdr, dw_io_send_view *v);
 
 #endif
