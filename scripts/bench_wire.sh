@@ -204,7 +204,7 @@ if [ -n "$LOSS" ]; then
       for m in $MODES; do
         ip netns exec "$R" nft -f - << EOF
 table inet dwbloss {
-  chain fwd {
+  chain forward_loss {
     type filter hook forward priority 0; policy accept;
     ip daddr $DST meta length > 200 numgen random mod 10000 < $per drop
   }

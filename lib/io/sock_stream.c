@@ -62,12 +62,14 @@ static ssize_t stream_frame(dw_sock *s, const uint8_t *p, size_t n, int more, si
         if (flat) {
             f = dw_fr_tx_frame_into(s->tx, NULL, 0, p + at, rec, s->flat + octets,
                                     FLAT_CAP - octets, &fi);
-            if (f >= 0 && (nmsg || !c)) /* a new message, or the write's one iovec */
-                s->iov[c] = (struct iovec){s->flat + octets, 0}, fi.iovcnt = 1;
-            else
-                c--, fi.iovcnt = 1; /* the write's iovec grows */
-            if (f >= 0)
+            if (f >= 0) {
+                if (!nmsg && c)
+                    c--; /* the write's one iovec grows */
+                else     /* a new message, or the write's first FPDU */
+                    s->iov[c] = (struct iovec){s->flat + octets, 0};
                 s->iov[c].iov_len += (size_t)f;
+                fi.iovcnt = 1;
+            }
         } else {
             f = dw_fr_tx_frame(s->tx, NULL, 0, p + at, rec, s->iov + c, s->o.iov_max - c, &fi);
         }
