@@ -22,14 +22,14 @@
 static void help(void)
 {
     printf("usage: ddpwire listen [ADDR:]PORT [--records] [--keep-open] [--echo]\n"
-           "       ddpwire listen [-l] [ADDR] PORT ...,  ddpwire listen [-l] [ADDR] -p PORT ...\n"
            "                      [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers] [--no-crc]\n"
-           "                      [--pack] [--timeout MS]\n"
+           "                      [--pack] [--timeout MS] [-q|--quiet] [-v|--verbose]\n"
            "       ddpwire listen [ADDR:]PORT --keep-open [--echo] [--max-conns N] [--out-limit N]\n"
            "                      [--startup-timeout MS] [--frame-timeout MS] [--idle-timeout MS]\n"
            "                      [--stall-timeout MS] [--rbuf N] [--turn-records N] [--show N]\n"
            "                      [--reuseport]\n"
-           "       [-q|--quiet] [-v|--verbose] with either\n"
+           "       ddpwire listen [-l|--listen] ADDR PORT ...\n"
+           "       ddpwire listen [-l|--listen] [ADDR] -p|--port PORT ...\n"
            "Accepts an MPA connection and writes each verified record's payload to\n"
            "stdout (with --records: a 2-octet big-endian length before each). Exits\n"
            "when the first connection ends, with the records and octets received, the\n"

@@ -32,19 +32,20 @@ static uint8_t pool[POOL + DW_MPA_ULPDU_MAX];
 static void help(void)
 {
     printf("usage: ddpwire load HOST:PORT [--connections N] [--records M] [--record-size S]\n"
-           "       ddpwire load HOST PORT ...\n"
            "                    [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers] [--no-crc]\n"
            "                    [--timeout MS] [--sources K] [--source-base ADDR] [--hold MS]\n"
            "                    [--window W] [-v|--verbose]\n"
+           "       ddpwire load HOST PORT ...\n"
            "Opens N connections (default 1000) to `ddpwire listen PORT --keep-open --echo`,\n"
            "at most W (1000) still connecting at a time, sends M records of S octets on\n"
            "each (default 5 of 100), verifies every echoed record, holds the connections\n"
            "open and idle for --hold MS (0), closes them, and reports; the first failed\n"
            "connections' causes go to stderr (what happened, the MPA/IFT error code and\n"
-           "offset; -v adds the library's error name, DW_ERR_*). HOST PORT may be two\n"
-           "arguments, as netcat takes them; ports are 1 to 65535. --sources K binds connection i to the local address ADDR + i mod K\n"
-           "(IPv4, default ADDR 127.0.0.1): one address has room for about 28,000\n"
-           "connections to one listener. Exit status 0 only if every record came back\n"
+           "offset; -v adds the library's error name, DW_ERR_*). HOST and PORT may be\n"
+           "two arguments, as netcat takes them; ports are 1 to 65535. --sources K binds\n"
+           "connection i to the local address ADDR + i mod K (IPv4, default ADDR\n"
+           "127.0.0.1): one address has room for about 28,000 connections to one\n"
+           "listener. Exit status 0 only if every record came back\n"
            "intact, 1 otherwise, 2 on a usage error.\n");
 }
 

@@ -19,9 +19,9 @@
 static void help(void)
 {
     printf("usage: ddpwire send HOST:PORT [FILE|-] [--record-size N] [--records-out FILE]\n"
-           "       ddpwire send HOST PORT [FILE|-] ...\n"
            "                    [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers] [--no-crc]\n"
            "                    [--pack] [--timeout MS] [-s|--source ADDR] [-q|--quiet] [-v|--verbose]\n"
+           "       ddpwire send HOST PORT [FILE|-] ...\n"
            "Connects to an MPA listener and sends the input cut into records of at\n"
            "most MULPDU octets (or N), then closes and waits for the peer to close.\n"
            "HOST is a name, an IPv4 or IPv6 address ([V6]:PORT, or V6 PORT as netcat\n"
