@@ -35,7 +35,7 @@ for spec in "$@"; do
   secs=0 execs=0 crashes=0 cov=0 ft=0 part=0
   before=$(ls "$src/fuzz/corpus/$t" | wc -l)
   while [ "$secs" -lt "$min" ] || { [ "$execs" -lt "$goal" ] && [ "$secs" -lt "$max" ]; }; do
-    left=$(( secs < min ? min - secs : 900 ))
+    left=$(( secs < min ? min - secs : max - secs < 900 ? max - secs : 900 ))
     log=$out/$t.$part.log
     start=$(date +%s)
     nice -n "$nic" taskset -c "$cpu" "$out/bin/$t" -max_total_time="$left" -print_final_stats=1 \

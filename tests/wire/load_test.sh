@@ -16,11 +16,14 @@ pass=0 fail=0
 port=$((20000 + RANDOM % 10000)) # below the ephemeral range
 for mode in immediate negotiate; do
   port=$((port + 1))
-  "$D" listen 127.0.0.1:$port --keep-open --echo --startup $mode 2> /tmp/dw_load_listen.$$ &
+  # both spellings of the address: HOST:PORT, and netcat's (-l ADDR -p PORT, HOST PORT)
+  if [ $mode = immediate ]; then at=(127.0.0.1:$port) to=(127.0.0.1:$port)
+  else at=(-l 127.0.0.1 -p $port) to=(127.0.0.1 $port); fi
+  "$D" listen "${at[@]}" --keep-open --echo --startup $mode 2> /tmp/dw_load_listen.$$ &
   lp=$!
   for _ in $(seq 50); do ss -ltn 2>/dev/null | grep -q ":$port " && break; sleep 0.1; done
   base=$(awk '/VmRSS/ {print $2}' /proc/$lp/status)
-  if "$D" load 127.0.0.1:$port --connections "$N" --records 5 --record-size 100 \
+  if "$D" load "${to[@]}" --connections "$N" --records 5 --record-size 100 \
        --startup $mode --timeout 120000; then
     pass=$((pass + 1))
   else
@@ -35,6 +38,12 @@ for mode in immediate negotiate; do
     pass=$((pass + 1))
   fi
   kill $lp; wait $lp 2>/dev/null
+  # the summary on SIGTERM: the records, the time and the rate
+  if grep -Eq "summary: .*records $((N * 5)) \(.*; [0-9.]+ s, [0-9.]+ [kMGT]?bit/s in$" /tmp/dw_load_listen.$$; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1)); echo "FAIL: the listener's summary:"; cat /tmp/dw_load_listen.$$
+  fi
   rm -f /tmp/dw_load_listen.$$
 done
 echo "$pass passed, $fail failed"

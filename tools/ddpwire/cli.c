@@ -355,33 +355,3 @@ int cli_sock_option(void *sock_opts, int argc, char **argv, int *i)
     }
     return cli_take(t, CLI_N(t), cli_prog, argc, argv, i);
 }
-
-int cli_hostport(const char *s, char *host, size_t hcap, char *port, size_t pcap)
-{
-    const char *colon = strrchr(s, ':');
-    host[0] = 0;
-    if (s[0] == '[') { /* [v6]:port */
-        const char *end = strchr(s, ']');
-        if (!end || end[1] != ':' || (size_t)(end - s - 1) >= hcap)
-            return -1;
-        memcpy(host, s + 1, (size_t)(end - s - 1));
-        host[end - s - 1] = 0;
-        colon = end + 1;
-    } else if (colon) {
-        if ((size_t)(colon - s) >= hcap || strchr(s, ':') != colon)
-            return -1;
-        memcpy(host, s, (size_t)(colon - s));
-        host[colon - s] = 0;
-    }
-    const char *p = colon ? colon + 1 : s;
-    if (!*p || strlen(p) >= pcap)
-        return -1;
-    char *end;
-    unsigned long v = strtoul(p, &end, 10);
-    if (*end || v > 65535 || p[0] == '-' || p[0] == '+') {
-        fprintf(stderr, "%s: port '%s' is not a number from 0 to 65535\n", cli_prog, p);
-        return -1;
-    }
-    strcpy(port, p);
-    return 0;
-}

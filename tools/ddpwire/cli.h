@@ -122,8 +122,39 @@ int cli_sock_option(void *sock_opts, int argc, char **argv, int *i);
 struct dw_sock_opts;
 int cli_sock_valid(const char *prog, const struct dw_sock_opts *o);
 
-/* Splits "HOST:PORT", "[V6]:PORT" or "PORT" (host NULL). 0 or -1. */
-int cli_hostport(const char *s, char *host, size_t hcap, char *port, size_t pcap);
+/* The address of listen, send and load. */
+typedef struct cli_where {
+    char host[256]; /* "": any (listen) */
+    char port[8];
+    char show[300]; /* for messages: "HOST:PORT", "[V6]:PORT", "*:PORT" */
+} cli_where;
+
+/* The address from the positional arguments pos[0..n) and -p PORT (popt,
+ * or NULL): "HOST:PORT", "[V6]:PORT", netcat's "HOST PORT" (also a bare
+ * IPv6 address), and when need_host is 0 "PORT" alone, "-p PORT" and
+ * "ADDR -p PORT". Ports are 1..65535. Returns how many positionals it took
+ * (0..2), or -1 after "PROG: why" on stderr. */
+int cli_where_parse(const char *prog, const char *const *pos, int n, const char *popt,
+                    int need_host, cli_where *w);
+
+/* "PROG: unexpected argument 'X'" when pos[used] is set: 2, else CLI_GO. */
+int cli_extra(const char *prog, const char *const *pos, int n, int used);
+
+/* -v, --verbose: messages carry the library's DW_ERR_* names. */
+extern int cli_verbose;
+
+/* " (DW_ERR_X)" under -v, else "": messages speak to users by default. */
+const char *cli_errtag(int rc);
+
+/* The peer of a connected socket as "ADDR:PORT" ("[V6]:PORT") in buf, or
+ * "" when it is not known. Returns buf. */
+char *cli_peer(int fd, char *buf, size_t cap);
+
+/* Seconds on a monotonic clock. */
+double cli_now(void);
+
+/* "0.842 s, 1.90 Gbit/s": the time and rate of moving octets in secs. */
+char *cli_rate(char *buf, size_t cap, uint64_t octets, double secs);
 
 /* Writes all of an iovec array (retrying short writes); 0 or -1. */
 int cli_writev_all(int fd, struct iovec *iov, int cnt);

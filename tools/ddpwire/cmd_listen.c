@@ -23,15 +23,22 @@ static void help(void)
 {
     printf("usage: ddpwire listen [ADDR:]PORT [--records] [--keep-open] [--echo]\n"
            "                      [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers] [--no-crc]\n"
-           "                      [--pack] [--timeout MS]\n"
+           "                      [--pack] [--timeout MS] [-q|--quiet] [-v|--verbose]\n"
            "       ddpwire listen [ADDR:]PORT --keep-open [--echo] [--max-conns N] [--out-limit N]\n"
            "                      [--startup-timeout MS] [--frame-timeout MS] [--idle-timeout MS]\n"
            "                      [--stall-timeout MS] [--rbuf N] [--turn-records N] [--show N]\n"
            "                      [--reuseport]\n"
+           "       ddpwire listen [-l|--listen] ADDR PORT ...\n"
+           "       ddpwire listen [-l|--listen] [ADDR] -p|--port PORT ...\n"
            "Accepts an MPA connection and writes each verified record's payload to\n"
            "stdout (with --records: a 2-octet big-endian length before each). Exits\n"
-           "when the first connection ends. Both ends must be given the same\n"
-           "--startup (a mismatch is detected and reported).\n"
+           "when the first connection ends, with the records and octets received, the\n"
+           "time and the rate on stderr (-q: not). Both ends must be given the same\n"
+           "--startup (a mismatch is detected and reported). As with netcat, the\n"
+           "address and port may be two arguments, the port given with -p (--port),\n"
+           "and -l (--listen) is accepted and changes nothing; ports are 1 to 65535.\n"
+           "Errors name the address and say what happened; -v adds the library's\n"
+           "error name (DW_ERR_*).\n"
            "A connection must complete its start-up and deliver its first whole record\n"
            "within 10 s (10000 ms) of being accepted, or it fails (a peer that never\n"
            "completes an FPDU cannot hold the listener); after that record it may wait\n"
@@ -39,7 +46,8 @@ static void help(void)
            "wait for input (0: no limit at all).\n"
            "With --keep-open it serves any number of connections at once (one epoll\n"
            "loop, never waiting on one of them) until SIGINT or SIGTERM, then prints a\n"
-           "summary (connections, records, octets, failures by kind) on stderr; --echo\n"
+           "summary (connections, records, octets, time and rate, failures by kind) on\n"
+           "stderr (-q: not); --echo\n"
            "sends every record back to its sender instead of writing it. No peer can\n"
            "stall the others: each connection's echoes wait in an output queue of at\n"
            "most --out-limit octets (262144), and a connection whose echoes are not read\n"
@@ -67,6 +75,7 @@ static int64_t now_ms(void)
 }
 
 typedef struct ctx {
+    char peer[80]; /* "ADDR:PORT" of the connection, for messages */
     int records;
     int first_ms, later_ms; /* first record's deadline, later reads' limit */
     int werr;
@@ -89,8 +98,8 @@ static int on_ulpdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t
     (void)hdr, (void)hlen;
     ctx *c = u;
     (void)rx, (void)off;
-    if (write_record(c->records, d, len))
-        c->werr = 1;
+    if (!c->werr && write_record(c->records, d, len))
+        c->werr = errno ? errno : EIO;
     c->n++;
     c->bytes += len;
     return c->werr;
@@ -142,40 +151,50 @@ static ssize_t read_all(dw_sock *s, ctx *c, uint64_t *octets, int *e)
 static void report(dw_sock *s, const dw_sock_opts *o, const ctx *c, ssize_t r, uint64_t octets,
                    int e)
 {
-    const char *f = o->framing == DW_FRAMING_IFT ? "IFT" : "MPA";
+    const char *f = o->framing == DW_FRAMING_IFT ? "IFT" : "MPA", *tag = cli_errtag((int)r);
+    const char *from = c->peer[0] ? "connection from " : "connection (peer unknown)";
+    const char *p = c->peer;
     if (c->werr) {
-        fprintf(stderr, "ddpwire listen: cannot write to stdout (DW_ERR_IO)\n");
+        fprintf(stderr, "ddpwire listen: cannot write to standard output: %s%s\n",
+                strerror(c->werr), cli_errtag(DW_ERR_IO));
     } else if (r == DW_ERR_TIMEOUT && !dw_sock_ready(s)) {
-        fprintf(stderr, "ddpwire listen: timed out waiting for the peer's MPA start-up frame "
-                        "(%d ms, %llu octets arrived; DW_ERR_TIMEOUT)\n",
-                c->first_ms, (unsigned long long)octets);
+        fprintf(stderr, "ddpwire listen: %s%s: timed out waiting for the peer's MPA start-up "
+                        "frame (%d ms, %llu octets arrived)%s\n",
+                from, p, c->first_ms, (unsigned long long)octets, tag);
     } else if (r == DW_ERR_TIMEOUT && !c->n && c->first_ms > 0) {
-        fprintf(stderr, "ddpwire listen: timed out: no whole record within %d ms of the "
-                        "connection (%llu octets arrived; DW_ERR_TIMEOUT)\n",
-                c->first_ms, (unsigned long long)octets);
+        fprintf(stderr, "ddpwire listen: %s%s: timed out: no whole record within %d ms of the "
+                        "connection (%llu octets arrived)%s\n",
+                from, p, c->first_ms, (unsigned long long)octets, tag);
     } else if (r == DW_ERR_CLOSED) { /* before MPA mode */
-        fprintf(stderr, "ddpwire listen: the peer closed the connection during MPA start-up "
-                        "(DW_ERR_CLOSED)\n");
+        fprintf(stderr, "ddpwire listen: %s%s: the peer closed the connection during MPA "
+                        "start-up%s\n", from, p, tag);
     } else if (r == DW_ERR_REJECTED) {
         /* (dw_sock_get_info needs MPA mode: no reason here) */
-        fprintf(stderr, "ddpwire listen: MPA start-up refused: the peer's request does not "
-                        "fit our options (DW_ERR_REJECTED)\n");
+        fprintf(stderr, "ddpwire listen: %s%s: MPA start-up refused: the peer's request does "
+                        "not fit our options%s\n", from, p, tag);
     } else if (r == DW_ERR_ENABLEMENT) {
-        fprintf(stderr, "ddpwire listen: enablement error: the peer's first octets are not "
-                        "%s in this mode (other --framing or --startup, or not %s at all?) "
-                        "(DW_ERR_ENABLEMENT)\n",
-                f, f);
+        fprintf(stderr, "ddpwire listen: %s%s: enablement error: the peer's first octets are "
+                        "not %s in this mode (other --framing or --startup, or not %s at all?)"
+                        "%s\n",
+                from, p, f, f, tag);
     } else if (c->failed && c->err.code != DW_MPA_ERR_CLOSED) {
-        fprintf(stderr, "ddpwire listen: %s at stream offset %llu (DW_ERR_PROTO)\n",
-                dw_fr_error_str(&c->err), (unsigned long long)c->err.offset);
+        fprintf(stderr, "ddpwire listen: %s%s: %s at stream offset %llu%s\n", from, p,
+                dw_fr_error_str(&c->err), (unsigned long long)c->err.offset,
+                cli_errtag(DW_ERR_PROTO));
+    } else if (c->failed) { /* the peer ended it, not cleanly */
+        static const char *how[] = {"closed", "reset", "timed out", "lost"};
+        fprintf(stderr, "ddpwire listen: %s%s: the peer %s the connection (%s)%s; %llu records "
+                        "received\n",
+                from, p, how[c->err.reason & 3], dw_fr_error_str(&c->err), tag,
+                (unsigned long long)c->n);
     } else {
-        fprintf(stderr, "ddpwire listen: connection ended: %s (%s)\n",
-                r == DW_ERR_IO ? strerror(e) : dw_strerror((int)r), dw_err_name((int)r));
+        fprintf(stderr, "ddpwire listen: %s%s: connection ended: %s%s\n", from, p,
+                r == DW_ERR_IO ? strerror(e) : dw_strerror((int)r), tag);
     }
 }
 
 /* One connection: 0 when it ended cleanly. */
-static int serve(int lfd, dw_sock_opts *o, ctx *c)
+static int serve(int lfd, dw_sock_opts *o, ctx *c, const char *where, int quiet)
 {
     char err[256];
     dw_sock *s;
@@ -185,16 +204,22 @@ static int serve(int lfd, dw_sock_opts *o, ctx *c)
     o->nonblocking = 1; /* the accept waits; the start-up is read with a deadline */
     int rc = dw_sock_accept(&s, lfd, o, err, sizeof err);
     if (rc) {
-        fprintf(stderr, "ddpwire listen: %s (%s)\n", err, dw_err_name(rc));
+        fprintf(stderr, "ddpwire listen: %s: %s%s\n", where, err, cli_errtag(rc));
         return 1;
     }
+    double t0 = cli_now();
+    cli_peer(dw_sock_fd(s), c->peer, sizeof c->peer);
     uint64_t octets = 0;
     int e = 0;
     ssize_t r = read_all(s, c, &octets, &e);
     if (r == DW_ERR_CLOSED && !c->werr && dw_sock_ready(s)) {
         dw_sock_close(s);
-        fprintf(stderr, "ddpwire listen: %llu records, %llu octets\n",
-                (unsigned long long)c->n, (unsigned long long)c->bytes);
+        char rate[64];
+        if (!quiet)
+            fprintf(stderr, "ddpwire listen: %llu records, %llu octets, %s%s%s%s\n",
+                    (unsigned long long)c->n, (unsigned long long)c->bytes,
+                    cli_rate(rate, sizeof rate, c->bytes, cli_now() - t0),
+                    c->peer[0] ? " (from " : "", c->peer, c->peer[0] ? ")" : "");
         return 0;
     }
     report(s, o, c, r, octets, e);
@@ -249,62 +274,93 @@ static int keep_open(int lfd, dw_sock_opts *o, keep_args *k, int given_ms)
     return serve_many(lfd, o, &k->so);
 }
 
-int cmd_listen(int argc, char **argv)
-{
+typedef struct listen_args {
     dw_sock_opts o;
-    ctx c = {0};
-    int keep = 0, records = 0, echo = 0, reuse = 0;
-    keep_args k = {{0, 0, 1000000, 10000, 10000, 0, 30000, 64, 4, 10}, 262144, 8192, -1, -1};
-    const char *where = NULL;
-    dw_sock_opts_default(&o);
-    o.timeout_ms = -1; /* not given */
+    keep_args k;
+    int keep, records, echo, reuse, quiet, nc_listen;
+    const char *pos[2], *port; /* [ADDR:]PORT, ADDR PORT; -p PORT */
+} listen_args;
+
+/* The arguments: CLI_GO, or the exit status. */
+static int parse(int argc, char **argv, listen_args *a, cli_where *w)
+{
+    keep_args *k = &a->k;
     const cli_opt t[] = {
-        CLI_FLAG("--keep-open", &keep),
-        CLI_FLAG("--records", &records),
-        CLI_FLAG("--echo", &echo),
-        CLI_FLAG("--reuseport", &reuse),
-        CLI_U64("--max-conns", &k.so.max_conns, 1, 10000000),
-        CLI_U64("--out-limit", &k.out_limit, 1, 1u << 30),
-        CLI_U64("--rbuf", &k.rbuf, 1024, 1u << 24),
-        CLI_INT("--startup-timeout", &k.so.startup_ms, 0, 3600000),
-        CLI_INT("--frame-timeout", &k.so.frame_ms, 0, 3600000),
-        CLI_INT("--idle-timeout", &k.so.idle_ms, 0, 86400000),
-        CLI_INT("--stall-timeout", &k.so.stall_ms, 0, 86400000),
-        CLI_U32("--turn-records", &k.so.turn_records, 1, 1u << 20),
-        CLI_U32("--show", &k.so.show, 0, 1u << 30),
-        CLI_ARG(&where),
+        CLI_FLAG("--keep-open", &a->keep),
+        CLI_FLAG("--records", &a->records),
+        CLI_FLAG("--echo", &a->echo),
+        CLI_FLAG("--reuseport", &a->reuse),
+        CLI_U64("--max-conns", &k->so.max_conns, 1, 10000000),
+        CLI_U64("--out-limit", &k->out_limit, 1, 1u << 30),
+        CLI_U64("--rbuf", &k->rbuf, 1024, 1u << 24),
+        CLI_INT("--startup-timeout", &k->so.startup_ms, 0, 3600000),
+        CLI_INT("--frame-timeout", &k->so.frame_ms, 0, 3600000),
+        CLI_INT("--idle-timeout", &k->so.idle_ms, 0, 86400000),
+        CLI_INT("--stall-timeout", &k->so.stall_ms, 0, 86400000),
+        CLI_U32("--turn-records", &k->so.turn_records, 1, 1u << 20),
+        CLI_U32("--show", &k->so.show, 0, 1u << 30),
+        CLI_FLAG("-l", &a->nc_listen),
+        CLI_FLAG("--listen", &a->nc_listen),
+        CLI_STR("-p", &a->port, "a PORT"),
+        CLI_STR("--port", &a->port, "a PORT"),
+        CLI_FLAG("-q", &a->quiet),
+        CLI_FLAG("--quiet", &a->quiet),
+        CLI_COUNT("-v", &cli_verbose),
+        CLI_COUNT("--verbose", &cli_verbose),
+        CLI_ARG(&a->pos[0]),
+        CLI_ARG(&a->pos[1]),
     };
-    int startup0 = k.so.startup_ms, frame0 = k.so.frame_ms;
-    int r = cli_parse(argc, argv, "ddpwire listen", help, t, CLI_N(t), cli_sock_option, &o);
+    int startup0 = k->so.startup_ms, frame0 = k->so.frame_ms;
+    dw_sock_opts_default(&a->o);
+    a->o.timeout_ms = -1; /* not given */
+    int r = cli_parse(argc, argv, "ddpwire listen", help, t, CLI_N(t), cli_sock_option, &a->o);
     if (r != CLI_GO)
         return r;
-    k.startup_given = k.so.startup_ms != startup0;
-    k.frame_given = k.so.frame_ms != frame0;
-    char host[256], port[32], err[256];
-    if (!where || cli_hostport(where, host, sizeof host, port, sizeof port)) {
-        fprintf(stderr, "ddpwire listen: give [ADDR:]PORT\n");
-        return 2;
-    }
-    int lfd;
-    if (reuse ? listen_shared(&lfd, host[0] ? host : NULL, port)
-              : dw_sock_listen(&lfd, host[0] ? host : NULL, port, err, sizeof err)) {
-        if (reuse)
+    k->startup_given = k->so.startup_ms != startup0;
+    k->frame_given = k->so.frame_ms != frame0;
+    int used = cli_where_parse("ddpwire listen", a->pos, 2, a->port, 0, w);
+    return used < 0 ? 2 : cli_extra("ddpwire listen", a->pos, 2, used);
+}
+
+/* The listening socket: 0, or -1 after saying why. */
+static int open_listener(int *lfd, const listen_args *a, const cli_where *w)
+{
+    char err[256];
+    const char *host = w->host[0] ? w->host : NULL;
+    if (a->reuse ? listen_shared(lfd, host, w->port)
+                 : dw_sock_listen(lfd, host, w->port, err, sizeof err)) {
+        if (a->reuse)
             snprintf(err, sizeof err, "listen: %s", strerror(errno));
-        fprintf(stderr, "ddpwire listen: %s\n", err);
-        return 1;
+        fprintf(stderr, "ddpwire listen: %s: %s\n", w->show, err);
+        return -1;
     }
+    return 0;
+}
+
+int cmd_listen(int argc, char **argv)
+{
+    listen_args a = {.k = {{0, 0, 1000000, 10000, 10000, 0, 30000, 64, 4, 10, 0}, 262144, 8192,
+                           -1, -1}};
+    cli_where w;
+    ctx c = {0};
+    int r = parse(argc, argv, &a, &w), lfd;
+    if (r != CLI_GO)
+        return r;
+    if (open_listener(&lfd, &a, &w))
+        return 1;
+    dw_sock_opts o = a.o;
     int given = o.timeout_ms >= 0;
-    if (keep) {
-        k.so.echo = echo, k.so.records = records;
-        return keep_open(lfd, &o, &k, o.timeout_ms);
+    if (a.keep) {
+        a.k.so.echo = a.echo, a.k.so.records = a.records, a.k.so.quiet = a.quiet;
+        return keep_open(lfd, &o, &a.k, o.timeout_ms);
     }
     c.first_ms = given ? o.timeout_ms : FIRST_MS_DEFAULT;
     c.later_ms = given ? o.timeout_ms : 0; /* then it waits as long as its peer */
     o.timeout_ms = c.first_ms; /* start-up reads */
     o.cb = (dw_fr_rx_callbacks){on_ulpdu, on_error, NULL};
     o.user_data = &c;
-    c.records = records;
-    int status = serve(lfd, &o, &c);
+    c.records = a.records;
+    int status = serve(lfd, &o, &c, w.show, a.quiet);
     close(lfd);
     return status;
 }

@@ -34,15 +34,18 @@ static void help(void)
     printf("usage: ddpwire load HOST:PORT [--connections N] [--records M] [--record-size S]\n"
            "                    [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers] [--no-crc]\n"
            "                    [--timeout MS] [--sources K] [--source-base ADDR] [--hold MS]\n"
-           "                    [--window W]\n"
+           "                    [--window W] [-v|--verbose]\n"
+           "       ddpwire load HOST PORT ...\n"
            "Opens N connections (default 1000) to `ddpwire listen PORT --keep-open --echo`,\n"
            "at most W (1000) still connecting at a time, sends M records of S octets on\n"
            "each (default 5 of 100), verifies every echoed record, holds the connections\n"
            "open and idle for --hold MS (0), closes them, and reports; the first failed\n"
-           "connections' causes go to stderr (the DW_ERR_*, the MPA/IFT error code and\n"
-           "offset). --sources K binds connection i to the local address ADDR + i mod K\n"
-           "(IPv4, default ADDR 127.0.0.1): one address has room for about 28,000\n"
-           "connections to one listener. Exit status 0 only if every record came back\n"
+           "connections' causes go to stderr (what happened, the MPA/IFT error code and\n"
+           "offset; -v adds the library's error name, DW_ERR_*). HOST and PORT may be\n"
+           "two arguments, as netcat takes them; ports are 1 to 65535. --sources K binds\n"
+           "connection i to the local address ADDR + i mod K (IPv4, default ADDR\n"
+           "127.0.0.1): one address has room for about 28,000 connections to one\n"
+           "listener. Exit status 0 only if every record came back\n"
            "intact, 1 otherwise, 2 on a usage error.\n");
 }
 
@@ -68,6 +71,7 @@ typedef struct lrun {
     size_t done, failed, connecting;
     uint64_t verified, bad;
     int ep;
+    const char *show; /* the listener's address, for messages */
 } lrun;
 
 static const uint8_t *rec_data(size_t id, size_t j)
@@ -106,10 +110,11 @@ static void describe(const lconn *c, const char *what)
                  (unsigned long long)c->err.offset);
     else if (c->has_err && c->why != DW_ERR_CLOSED)
         snprintf(mpa, sizeof mpa, "; the listener %s the connection", how[c->err.reason & 3]);
-    fprintf(stderr, "ddpwire load: connection %zu failed %s: %s (%s)%s; %zu of %llu echoes, "
+    fprintf(stderr, "ddpwire load: %s: connection %zu failed %s: %s%s%s; %zu of %llu echoes, "
                     "%zu mismatched\n",
-            c->id, what, c->why == DW_ERR_IO ? strerror(c->err_no) : dw_strerror(c->why),
-            dw_err_name(c->why), mpa, c->got, (unsigned long long)c->run->m, c->bad);
+            c->run->show, c->id, what,
+            c->why == DW_ERR_IO ? strerror(c->err_no) : dw_strerror(c->why),
+            cli_errtag(c->why), mpa, c->got, (unsigned long long)c->run->m, c->bad);
 }
 
 /* Ends connection c; why is 0 or the DW_ERR_* that ended it. */
@@ -231,9 +236,10 @@ static void report_failures(const lconn *cs, size_t n, size_t connect_failed, co
             describe(&cs[i], cs[i].early ? "to connect" : "while running"), shown++;
     for (size_t i = 0; cs && stuck && i < n; i++)
         if (!cs[i].done && late++ < SHOW_MAX)
-            fprintf(stderr, "ddpwire load: connection %zu unfinished after %.0f s %s (timed "
-                            "out, DW_ERR_TIMEOUT; --timeout sets the limit): %zu of %llu echoes\n",
-                    cs[i].id, limit, stuck, cs[i].got, (unsigned long long)cs[i].run->m);
+            fprintf(stderr, "ddpwire load: %s: connection %zu unfinished after %.0f s %s "
+                            "(timed out; --timeout sets the limit)%s: %zu of %llu echoes\n",
+                    cs[i].run->show, cs[i].id, limit, stuck, cli_errtag(DW_ERR_TIMEOUT),
+                    cs[i].got, (unsigned long long)cs[i].run->m);
 }
 
 /* HOST as a numeric address (the adapter's non-blocking connect wants one). */
@@ -298,8 +304,9 @@ int cmd_load(int argc, char **argv)
 {
     dw_sock_opts o;
     load_args a = {1000, 0, 0, 1000, "127.0.0.1"};
-    lrun run = {5, 100, 0, 0, 0, 0, 0, -1};
-    const char *where = NULL;
+    lrun run = {5, 100, 0, 0, 0, 0, 0, -1, NULL};
+    const char *pos[2] = {NULL, NULL};
+    cli_where w;
     dw_sock_opts_default(&o);
     const cli_opt t[] = {
         CLI_U64("--connections", &a.n, 1, 10000000),
@@ -309,17 +316,23 @@ int cmd_load(int argc, char **argv)
         CLI_U64("--sources", &a.sources, 1, 1u << 24),
         CLI_STR("--source-base", &a.source_base, "an IPv4 address"),
         CLI_U64("--window", &a.window, 1, 10000000),
-        CLI_ARG(&where),
+        CLI_COUNT("-v", &cli_verbose),
+        CLI_COUNT("--verbose", &cli_verbose),
+        CLI_ARG(&pos[0]),
+        CLI_ARG(&pos[1]),
     };
     int r = cli_parse(argc, argv, "ddpwire load", help, t, CLI_N(t), cli_sock_option, &o);
     if (r != CLI_GO)
         return r;
-    char host[256], port[32], err[256];
-    if (!where || cli_hostport(where, host, sizeof host, port, sizeof port) || !host[0] ||
-        numeric(host, sizeof host)) {
-        fprintf(stderr, "ddpwire load: give HOST:PORT\n");
+    int used = cli_where_parse("ddpwire load", pos, 2, NULL, 1, &w);
+    if (used < 0 || (r = cli_extra("ddpwire load", pos, 2, used)) != CLI_GO)
+        return 2;
+    char *host = w.host, *port = w.port, err[256];
+    if (numeric(host, sizeof w.host)) {
+        fprintf(stderr, "ddpwire load: %s: cannot resolve '%s'\n", w.show, host);
         return 2;
     }
+    run.show = w.show;
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
         rl.rlim_cur = rl.rlim_max;
@@ -342,8 +355,8 @@ int cmd_load(int argc, char **argv)
         int rc = open_one(&cs[i], host, port, &o, &a, &run, err, sizeof err);
         if (rc) {
             if (no_connect++ < SHOW_MAX)
-                fprintf(stderr, "ddpwire load: connection %zu failed to connect: %s (%s)\n", i,
-                        err, dw_err_name(rc));
+                fprintf(stderr, "ddpwire load: %s: connection %zu failed to connect: %s%s\n",
+                        w.show, i, err, cli_errtag(rc));
             cs[i].done = cs[i].failed = 1, run.done++, run.failed++;
         }
     }

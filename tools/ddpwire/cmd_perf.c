@@ -374,12 +374,13 @@ int cmd_perf(int argc, char **argv)
     if ((r = cli_sock_valid("ddpwire perf", &p.o)) != CLI_GO)
         return r;
     const char *where = client ? client : p.where;
-    char host[256], port[32];
-    if (p.server == !!client || !where ||
-        cli_hostport(where, host, sizeof host, port, sizeof port) || (client && !host[0])) {
+    cli_where w;
+    if (p.server == !!client || !where || (client && p.where)) {
         fprintf(stderr, "ddpwire perf: give -s [ADDR:]PORT or -c HOST:PORT\n");
         return 2;
     }
+    if (cli_where_parse("ddpwire perf", &where, 1, NULL, client != NULL, &w) < 0)
+        return 2;
     signal(SIGPIPE, SIG_IGN);
-    return p.server ? run_server(&p, host, port) : run_client(&p, host, port);
+    return p.server ? run_server(&p, w.host, w.port) : run_client(&p, w.host, w.port);
 }

@@ -20,12 +20,18 @@ static void help(void)
 {
     printf("usage: ddpwire send HOST:PORT [FILE|-] [--record-size N] [--records-out FILE]\n"
            "                    [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers] [--no-crc]\n"
-           "                    [--pack] [--timeout MS]\n"
+           "                    [--pack] [--timeout MS] [-s|--source ADDR] [-q|--quiet] [-v|--verbose]\n"
+           "       ddpwire send HOST PORT [FILE|-] ...\n"
            "Connects to an MPA listener and sends the input, then closes and waits for\n"
            "the peer to close. Without --record-size the transport cuts the input: each\n"
            "FPDU fills EMSS exactly (MULPDU or a few octets more), many per write, so\n"
            "the kernel's TSO/GSO keeps every segment FPDU-aligned; --record-size N\n"
            "sends records of N octets, each FPDU its own record (MSG_EOR).\n"
+           "HOST is a name, an IPv4 or IPv6 address ([V6]:PORT, or V6 PORT as netcat\n"
+           "takes it); ports are 1 to 65535. -s connects from the local address ADDR.\n"
+           "At the end it prints on stderr what was sent, in how long and at what\n"
+           "rate (-q: not). Errors name the address or file and say what happened;\n"
+           "-v adds the library's error name (DW_ERR_*).\n"
            "Records the peer sends meanwhile are verified and counted in the summary;\n"
            "--records-out writes them to FILE (- for stdout), each after its 2-octet\n"
            "big-endian length (as `listen --records`). When the peer breaks the\n"
@@ -37,6 +43,9 @@ static void help(void)
 typedef struct sctx {
     int out; /* --records-out, or -1 */
     int werr, closed;
+    int in_err; /* reading the input failed: its errno */
+    const char *show, *in_name, *out_name; /* for messages */
+    uint64_t sent; /* records */
     uint64_t n, bytes;
     dw_fr_error err;
     int failed;
@@ -104,6 +113,7 @@ static int send_chunk(dw_sock *s, sctx *c, const uint8_t *buf, size_t n, size_t 
         octets += v[k++].iov_len;
         if (k == BATCH_RECS || octets >= BATCH_OCTETS || at + rs >= n) {
             int rc = dw_sock_sendv(s, v, k);
+            c->sent += rc ? 0 : k;
             if (rc) {
                 *se = errno;
                 return rc;
@@ -132,36 +142,42 @@ static const char *why(int rc, int e)
 static void report(const sctx *c, const dw_sock_opts *o, int sent_rc, int se, int rx_rc, int re)
 {
     const char *hint = " (did the listener refuse? both ends need the same --startup)";
+    const char *at = c->show, *fr = o->framing == DW_FRAMING_IFT ? "IFT" : "MPA";
     char after[96];
     snprintf(after, sizeof after, "; %llu records received", (unsigned long long)c->n);
-    if (c->werr) {
-        fprintf(stderr, "ddpwire send: cannot write --records-out: %s (DW_ERR_IO)%s\n",
-                strerror(c->werr), after);
+    if (c->in_err) {
+        fprintf(stderr, "ddpwire send: cannot read %s: %s%s%s\n", c->in_name,
+                strerror(c->in_err), cli_errtag(DW_ERR_IO), after);
+    } else if (c->werr) {
+        fprintf(stderr, "ddpwire send: cannot write %s: %s%s%s\n", c->out_name,
+                strerror(c->werr), cli_errtag(DW_ERR_IO), after);
     } else if (rx_rc == DW_ERR_ENABLEMENT) { /* the first frame, judged by the library */
-        fprintf(stderr, "ddpwire send: enablement error: %s (not %s, or another --startup?)%s%s "
-                        "(DW_ERR_ENABLEMENT)\n",
-                dw_strerror(rx_rc), o->framing == DW_FRAMING_IFT ? "IFT" : "MPA",
-                c->failed ? ": " : "", c->failed ? dw_fr_error_str(&c->err) : "");
+        fprintf(stderr, "ddpwire send: %s: enablement error: %s (not %s, or another --startup?)"
+                        "%s%s%s\n",
+                at, dw_strerror(rx_rc), fr, c->failed ? ": " : "",
+                c->failed ? dw_fr_error_str(&c->err) : "", cli_errtag(rx_rc));
     } else if (c->failed && (c->err.code != DW_MPA_ERR_CLOSED || !c->err.clean)) {
-        fprintf(stderr, "ddpwire send: %s at stream offset %llu (DW_ERR_PROTO)%s%s%s\n",
-                dw_fr_error_str(&c->err), (unsigned long long)c->err.offset, after,
-                sent_rc ? "; sending stopped: " : "", sent_rc ? why(sent_rc, se) : "");
+        fprintf(stderr, "ddpwire send: %s: %s at stream offset %llu%s%s%s%s\n", at,
+                dw_fr_error_str(&c->err), (unsigned long long)c->err.offset,
+                cli_errtag(DW_ERR_PROTO), after, sent_rc ? "; sending stopped: " : "",
+                sent_rc ? why(sent_rc, se) : "");
     } else if (peer_gone(sent_rc, se)) {
         int reset = se == ECONNRESET || (c->failed && c->err.reason == DW_MPA_CLOSE_RST);
-        fprintf(stderr, "ddpwire send: the peer %s the connection before our orderly close: "
-                        "%s (DW_ERR_IO)%s%s\n",
-                reset ? "reset" : "closed", reset ? strerror(ECONNRESET) : strerror(se), after,
-                c->n ? "" : hint);
+        fprintf(stderr, "ddpwire send: %s: the peer %s the connection before our orderly "
+                        "close: %s%s%s%s\n",
+                at, reset ? "reset" : "closed", reset ? strerror(ECONNRESET) : strerror(se),
+                cli_errtag(sent_rc), after, c->n ? "" : hint);
     } else if (sent_rc) {
-        fprintf(stderr, "ddpwire send: %s (%s)%s\n", why(sent_rc, se), dw_err_name(sent_rc),
-                after);
+        fprintf(stderr, "ddpwire send: %s: %s%s%s\n", at, why(sent_rc, se),
+                cli_errtag(sent_rc), after);
     } else if (rx_rc == DW_ERR_PROTO && c->failed) {
         static const char *how[] = {"closed", "reset", "timed out", "lost"};
-        fprintf(stderr, "ddpwire send: the connection ended: the peer %s it (%s, DW_ERR_PROTO)%s%s\n",
-                how[c->err.reason & 3], dw_fr_error_str(&c->err), after, c->n ? "" : hint);
+        fprintf(stderr, "ddpwire send: %s: the connection ended: the peer %s it (%s)%s%s%s\n",
+                at, how[c->err.reason & 3], dw_fr_error_str(&c->err), cli_errtag(rx_rc), after,
+                c->n ? "" : hint);
     } else {
-        fprintf(stderr, "ddpwire send: %s (%s)%s%s\n", why(rx_rc, re), dw_err_name(rx_rc), after,
-                rx_rc == DW_ERR_IO ? hint : "");
+        fprintf(stderr, "ddpwire send: %s: %s%s%s%s\n", at, why(rx_rc, re), cli_errtag(rx_rc),
+                after, rx_rc == DW_ERR_IO ? hint : "");
     }
 }
 
@@ -171,7 +187,7 @@ static int open_out(const char *path)
         return STDOUT_FILENO;
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
-        fprintf(stderr, "ddpwire send: %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "ddpwire send: cannot write %s: %s\n", path, strerror(errno));
     return fd;
 }
 
@@ -186,7 +202,9 @@ static ssize_t send_stream(dw_sock *s, sctx *c, const uint8_t *buf, size_t n, in
     while (at < n) {
         size_t piece = n - at < BATCH_OCTETS ? n - at : BATCH_OCTETS;
         int last = !more && at + piece == n;
-        ssize_t r = dw_sock_send_stream(s, buf + at, piece, !last, NULL);
+        size_t k = 0;
+        ssize_t r = dw_sock_send_stream(s, buf + at, piece, !last, &k);
+        c->sent += k;
         if (r < 0) {
             *se = errno;
             return r;
@@ -212,7 +230,7 @@ static int send_input(dw_sock *s, sctx *c, int in, size_t rec, uint64_t *total, 
     while (!rc && !*rx && n > 0) {
         n = cli_read_some(in, buf + fill, CHUNK - fill);
         if (n < 0) {
-            *se = errno;
+            *se = c->in_err = errno;
             rc = DW_ERR_IO;
             break;
         }
@@ -234,64 +252,97 @@ static int send_input(dw_sock *s, sctx *c, int in, size_t rec, uint64_t *total, 
 }
 
 typedef struct send_args {
-    const char *where, *file;
+    const char *pos[3]; /* HOST:PORT [FILE], or HOST PORT [FILE] */
+    const char *recs, *source;
+    uint64_t rs;
+    int quiet;
     dw_sock_opts o;
 } send_args;
 
-/* The socket options, and "-" for stdin. */
-static int send_more(void *ctx, int argc, char **argv, int *i)
+/* The arguments: CLI_GO, or the exit status. */
+static int parse(int argc, char **argv, send_args *g, cli_where *w, const char **file)
 {
-    send_args *g = ctx;
-    if (!strcmp(argv[*i], "-") && !g->file) {
-        g->file = argv[*i];
-        return 1;
-    }
-    return cli_sock_option(&g->o, argc, argv, i);
+    const cli_opt t[] = {
+        CLI_U64("--record-size", &g->rs, 1, DW_MPA_ULPDU_MAX),
+        CLI_STR("--records-out", &g->recs, "a FILE"),
+        CLI_STR("-s", &g->source, "a local ADDR"),
+        CLI_STR("--source", &g->source, "a local ADDR"),
+        CLI_FLAG("-q", &g->quiet),
+        CLI_FLAG("--quiet", &g->quiet),
+        CLI_COUNT("-v", &cli_verbose),
+        CLI_COUNT("--verbose", &cli_verbose),
+        CLI_ARG(&g->pos[0]),
+        CLI_ARG(&g->pos[1]),
+        CLI_ARG(&g->pos[2]),
+    };
+    dw_sock_opts_default(&g->o);
+    int r = cli_parse(argc, argv, "ddpwire send", help, t, CLI_N(t), cli_sock_option, &g->o);
+    if (r != CLI_GO)
+        return r;
+    int used = cli_where_parse("ddpwire send", g->pos, 3, NULL, 1, w);
+    if (used < 0)
+        return 2;
+    *file = used < 3 ? g->pos[used] : NULL;
+    r = cli_extra("ddpwire send", g->pos, 3, used + (*file != NULL));
+    g->o.local_addr = g->source;
+    return r;
+}
+
+/* The success line: what was sent, in how long, at what rate. */
+static void summary(const sctx *c, const dw_sock_opts *o, const dw_sock_info *info,
+                    uint64_t total, size_t rec, double secs)
+{
+    char rate[64], how[64];
+    if (rec)
+        snprintf(how, sizeof how, "of up to %zu", rec);
+    else
+        snprintf(how, sizeof how, "filling EMSS (MULPDU %u)", info->mulpdu);
+    fprintf(stderr,
+            "ddpwire send: %llu octets in %llu records %s (EMSS %u, %s, markers %s), "
+            "%s; %llu records (%llu octets) received\n",
+            (unsigned long long)total, (unsigned long long)c->sent, how, info->emss,
+            o->startup == DW_SOCK_NEGOTIATE ? "negotiated" : "immediate",
+            info->tx_markers ? "on" : "off", cli_rate(rate, sizeof rate, total, secs),
+            (unsigned long long)c->n, (unsigned long long)c->bytes);
 }
 
 int cmd_send(int argc, char **argv)
 {
     send_args g = {0};
-    uint64_t rs = 0;
-    const char *recs = NULL;
-    dw_sock_opts_default(&g.o);
-    const cli_opt t[] = {
-        CLI_U64("--record-size", &rs, 1, DW_MPA_ULPDU_MAX),
-        CLI_STR("--records-out", &recs, "a FILE"),
-        CLI_ARG(&g.where),
-        CLI_ARG(&g.file),
-    };
-    int r = cli_parse(argc, argv, "ddpwire send", help, t, CLI_N(t), send_more, &g);
+    cli_where w;
+    const char *file = NULL;
+    int r = parse(argc, argv, &g, &w, &file);
     if (r != CLI_GO)
         return r;
-    const char *where = g.where, *file = g.file;
     dw_sock_opts o = g.o;
-    char host[256], port[32], err[256];
-    if (!where || cli_hostport(where, host, sizeof host, port, sizeof port) || !host[0]) {
-        fprintf(stderr, "ddpwire send: give HOST:PORT\n");
-        return 2;
-    }
-    sctx c = {-1, 0, 0, 0, 0, {0}, 0};
-    if (recs && (c.out = open_out(recs)) < 0)
+    char err[256];
+    sctx c = {.out = -1, .show = w.show, .in_name = file, .out_name = g.recs};
+    if (g.recs && !strcmp(g.recs, "-"))
+        c.out_name = "standard output";
+    if (g.recs && (c.out = open_out(g.recs)) < 0)
         return 1;
     int in = file && strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
     if (in < 0) {
-        perror(file);
+        fprintf(stderr, "ddpwire send: cannot open %s: %s\n", file, strerror(errno));
         return 1;
     }
+    if (in == STDIN_FILENO)
+        c.in_name = "standard input";
     o.cb = (dw_fr_rx_callbacks){on_record, on_error, NULL};
     o.user_data = &c;
-    if (!rs) /* scratch for a whole write of exact-fill FPDUs (256 KiB) */
+    if (!g.rs) /* scratch for a whole write of exact-fill FPDUs (256 KiB) */
         o.tx_scratch = BATCH_OCTETS + 2048;
     dw_sock *s;
-    int rc = dw_sock_connect(&s, host, port, &o, err, sizeof err);
+    int rc = dw_sock_connect(&s, w.host, w.port, &o, err, sizeof err);
     if (rc) {
-        fprintf(stderr, "ddpwire send: %s (%s)\n", err, dw_err_name(rc));
+        fprintf(stderr, "ddpwire send: %s%s%s: %s%s\n", w.show, o.local_addr ? " from " : "",
+                o.local_addr ? o.local_addr : "", err, cli_errtag(rc));
         return 1;
     }
+    double t0 = cli_now();
     dw_sock_info info;
     dw_sock_get_info(s, &info);
-    size_t rec = (size_t)rs; /* 0: the transport cuts (exact fill) */
+    size_t rec = (size_t)g.rs; /* 0: the transport cuts (exact fill) */
     uint64_t total = 0;
     int se = 0, re = 0, rx = 0;
     rc = send_input(s, &c, in, rec, &total, &se, &rx, &re);
@@ -302,20 +353,18 @@ int cmd_send(int argc, char **argv)
     /* also after a reset: the peer's records and the error explaining it */
     if (!rx && (!rc || peer_gone(rc, se)))
         rx = read_to_end(s, &c, &re);
-    dw_sock_close(s);
+    if (c.in_err)
+        dw_sock_abort(s); /* the input is cut: the peer must not take it as all */
+    else
+        dw_sock_close(s);
+    double secs = cli_now() - t0;
     if (c.out > STDOUT_FILENO && close(c.out) && !c.werr)
         c.werr = errno;
     if (rc || rx || c.werr) {
         report(&c, &o, rc, se, rx, re);
         return 1;
     }
-    fprintf(stderr,
-            "ddpwire send: %llu octets in records of %s %zu (EMSS %u, %s, markers %s), "
-            "%llu records (%llu octets) received\n",
-            (unsigned long long)total, rec ? "up to" : "EMSS-filling FPDUs, MULPDU",
-            rec ? rec : (size_t)info.mulpdu, info.emss,
-            o.startup == DW_SOCK_NEGOTIATE ? "negotiated" : "immediate",
-            info.tx_markers ? "on" : "off", (unsigned long long)c.n,
-            (unsigned long long)c.bytes);
+    if (!g.quiet)
+        summary(&c, &o, &info, total, rec, secs);
     return 0;
 }

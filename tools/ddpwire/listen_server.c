@@ -62,6 +62,7 @@ typedef struct server {
     conn *all, *run, *grave;
     uint64_t accepted, open, peak, recs, in, out, clean;
     uint64_t fails[F_N], codes[2][8];
+    double t_start;           /* s, for the summary's time and rate */
     unsigned shown;
 } server;
 
@@ -146,11 +147,14 @@ static void conn_fail(conn *c, enum fail k, int rc)
     if (k == F_PROTO && c->has_err)
         v->codes[c->err.framing == DW_FRAMING_IFT][c->err.code & 7]++;
     if (v->shown < v->so.show) {
+        char peer[80];
         v->shown++;
-        fprintf(stderr, "ddpwire listen: connection failed: %s%s%s (%s)\n", fail_name[k],
+        cli_peer(dw_sock_fd(c->s), peer, sizeof peer);
+        fprintf(stderr, "ddpwire listen: connection%s%s failed: %s%s%s%s\n",
+                peer[0] ? " from " : "", peer, fail_name[k],
                 k == F_PROTO && c->has_err ? ": " : "",
                 k == F_PROTO && c->has_err ? dw_fr_error_str(&c->err) : "",
-                rc ? dw_err_name(rc) : "DW_ERR_TIMEOUT");
+                cli_errtag(rc ? rc : DW_ERR_TIMEOUT));
     }
     unlink_conn(c);
     dw_sock_abort(c->s);
@@ -379,15 +383,18 @@ static void accept_some(server *v, int64_t t)
 static void summary(const server *v)
 {
     uint64_t failed = 0;
+    char rate[64];
     for (int k = 0; k < F_N; k++)
         failed += v->fails[k];
     fprintf(stderr,
             "ddpwire listen: summary: connections %llu accepted, %llu open (peak %llu), "
-            "%llu closed cleanly, %llu failed; records %llu (%llu octets in, %llu echoed)\n",
+            "%llu closed cleanly, %llu failed; records %llu (%llu octets in, %llu echoed); "
+            "%s in\n",
             (unsigned long long)v->accepted, (unsigned long long)v->open,
             (unsigned long long)v->peak, (unsigned long long)v->clean,
             (unsigned long long)failed, (unsigned long long)v->recs,
-            (unsigned long long)v->in, (unsigned long long)v->out);
+            (unsigned long long)v->in, (unsigned long long)v->out,
+            cli_rate(rate, sizeof rate, v->in, cli_now() - v->t_start));
     for (int k = 0; k < F_N; k++)
         if (v->fails[k])
             fprintf(stderr, "ddpwire listen:   %-32s %llu\n", fail_name[k],
@@ -439,6 +446,7 @@ int serve_many(int lfd, const dw_sock_opts *base, const srv_opts *so)
     struct epoll_event e = {EPOLLIN, {.ptr = NULL}}, ev[256];
     epoll_ctl(v.ep, EPOLL_CTL_ADD, lfd, &e);
     v.accepting = 1;
+    v.t_start = cli_now();
     int64_t last_sweep = now_ms();
     while (!stop_now) {
         int n = epoll_wait(v.ep, ev, 256, v.run ? 0 : 100);
@@ -464,6 +472,7 @@ int serve_many(int lfd, const dw_sock_opts *base, const srv_opts *so)
             malloc_trim(0);
         accept_interest(&v, t);
     }
-    summary(&v);
+    if (!v.so.quiet)
+        summary(&v);
     return 0;
 }

@@ -15,6 +15,7 @@ typedef struct srv_opts {
     unsigned turn_records;   /* records per connection per loop turn */
     unsigned turn_reads;     /* reads per connection per loop turn */
     unsigned show;           /* failures described on stderr (then counted only) */
+    int quiet;               /* no summary */
 } srv_opts;
 
 /* Serves connections on the listening lfd until SIGINT or SIGTERM, then
