@@ -186,6 +186,10 @@ static void run(int nego, int pack, size_t limit, int server_waits, int pause, s
             i++;
         CHECK_EQ_U(rc, DW_ERR_AGAIN);
         CHECK(dw_sock_queued(s) <= limit + DW_MPA_FPDU_MAX);
+        /* the queue's peak is here too: a refusal means octets wait in it (a
+         * flush later may drain it whole each time, as the reader is quick) */
+        if (dw_sock_queued(s) > cli->max_queued)
+            cli->max_queued = dw_sock_queued(s);
         CHECK(dw_sock_want(s) & DW_SOCK_WANT_WRITE);
         atomic_store(&srv->go, 1);
         for (; i < NREC; i++)
