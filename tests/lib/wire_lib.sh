@@ -2,7 +2,7 @@
 # Shared by the capture tests (wire_tshark.sh, wire_align.sh); sourced, not run.
 # Expects $T (a scratch folder) to exist. Provides: check/ok/bad counters,
 # skip, need (install missing tools when root), capture start/stop,
-# pick_port, wait_listen.
+# pick_port, wait_listen, ns_cleanup.
 
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
@@ -12,6 +12,19 @@ check() { if eval "$1"; then ok; else bad "${2:-$1}"; fi; }
 # prerequisite that cannot exist on this machine.
 skip() { echo "skipped: $*"; exit 77; }
 finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; }
+
+# The namespace tests' EXIT trap: stops the capture ($CAP_PID) and the
+# listener ($LP), deletes the namespaces named in $NS_LIST once made
+# ($NS_MADE=1), removes $T (DW_KEEP=1 keeps it).
+ns_cleanup() {
+  [ -n "${CAP_PID:-}" ] && kill -INT "$CAP_PID" 2> /dev/null
+  [ -n "${LP:-}" ] && kill "$LP" 2> /dev/null
+  wait 2> /dev/null
+  if [ "${NS_MADE:-0}" = 1 ]; then
+    for ns in ${NS_LIST:-}; do ip netns del "$ns" 2> /dev/null; done
+  fi
+  if [ -n "${DW_KEEP:-}" ]; then echo "kept: $T"; else rm -rf "$T"; fi
+}
 
 # shellcheck source=scripts/lib_apt.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib_apt.sh"

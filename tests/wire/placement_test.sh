@@ -16,28 +16,16 @@ set -u
 D=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d)
-A=dwpA.$$ B=dwpB.$$ VA=dwpa$$ VB=dwpb$$
-CAP_PID="" LP="" NS_MADE=0
-cleanup() {
-  [ -n "$CAP_PID" ] && kill -INT "$CAP_PID" 2> /dev/null
-  [ -n "$LP" ] && kill "$LP" 2> /dev/null
-  wait 2> /dev/null
-  if [ "$NS_MADE" = 1 ]; then
-    ip netns del "$A" 2> /dev/null
-    ip netns del "$B" 2> /dev/null
-    ip netns del "$R" 2> /dev/null
-  fi
-  rm -rf "$T"
-}
-trap cleanup EXIT
+A=dwpA.$$ B=dwpB.$$ VA=dwpa$$ VB=dwpb$$ R=dwpR.$$ RA=dwpra$$ RB=dwprb$$
+CAP_PID="" LP="" NS_MADE=0 NS_LIST="$A $B $R"
 . "$HERE/../lib/wire_lib.sh"
+trap ns_cleanup EXIT
 
 [ "$(id -u)" = 0 ] || skip "network namespaces and capturing need root"
 need ip:iproute2 ss:iproute2 tcpdump:tcpdump ethtool:ethtool nft:nftables python3:python3
 forbidden='not permitted|Permission denied|not supported|Unknown device type|No such device'
 ip netns add "$A" 2> "$T/e" || { grep -qiE "$forbidden" "$T/e" && skip "$(head -1 "$T/e")"; bad "netns: $(cat "$T/e")"; finish; exit 1; }
 NS_MADE=1
-R=dwpR.$$ RA=dwpra$$ RB=dwprb$$
 ip netns add "$B" && ip netns add "$R" && ip link add "$VA" type veth peer name "$RA" 2> "$T/e" &&
   ip link add "$VB" type veth peer name "$RB" 2>> "$T/e" ||
   { grep -qiE "$forbidden" "$T/e" && skip "$(head -1 "$T/e")"; bad "veth: $(cat "$T/e")"; finish; exit 1; }

@@ -31,19 +31,9 @@ D=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d)
 A=dwA.$$ B=dwB.$$ VA=dwa$$ VB=dwb$$
-CAP_PID="" LP="" NS_MADE=0
-cleanup() {
-  [ -n "$CAP_PID" ] && kill -INT "$CAP_PID" 2> /dev/null
-  [ -n "$LP" ] && kill "$LP" 2> /dev/null
-  wait 2> /dev/null
-  if [ "$NS_MADE" = 1 ]; then
-    ip netns del "$A" 2> /dev/null
-    ip netns del "$B" 2> /dev/null
-  fi
-  if [ -n "${DW_KEEP:-}" ]; then echo "kept: $T"; else rm -rf "$T"; fi
-}
-trap cleanup EXIT
+CAP_PID="" LP="" NS_MADE=0 NS_LIST="$A $B"
 . "$HERE/../lib/wire_lib.sh"
+trap ns_cleanup EXIT
 PY="python3 $HERE/../lib/wire_pcap.py"
 start=$(date +%s)
 
