@@ -33,25 +33,7 @@ import sys
 
 # ---------------------------------------------------------------- CRC32c
 
-
-def _crc_table():
-    t = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        t.append(c)
-    return t
-
-
-_T = _crc_table()
-
-
-def crc32c(data):
-    c = 0xFFFFFFFF
-    for b in data:
-        c = _T[(c ^ b) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
+from wire_pcap import crc32c  # the capture tests' one CRC32c (tests/lib)
 
 
 def crc_le(c):
