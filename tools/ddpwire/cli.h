@@ -152,6 +152,8 @@ char *cli_peer(int fd, char *buf, size_t cap);
 
 /* Seconds on a monotonic clock. */
 double cli_now(void);
+/* The same in milliseconds. */
+int64_t cli_now_ms(void);
 
 /* "0.842 s, 1.90 Gbit/s": the time and rate of moving octets in secs. */
 char *cli_rate(char *buf, size_t cap, uint64_t octets, double secs);

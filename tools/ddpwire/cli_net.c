@@ -156,6 +156,13 @@ double cli_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+int64_t cli_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 char *cli_rate(char *buf, size_t cap, uint64_t octets, double secs)
 {
     static const char *unit[] = {"bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"};

@@ -67,13 +67,6 @@ static void help(void)
 
 #define FIRST_MS_DEFAULT 10000
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 typedef struct ctx {
     char peer[80]; /* "ADDR:PORT" of the connection, for messages */
     int records;
@@ -129,7 +122,7 @@ static int wait_input(int fd, int64_t ms)
  * it; later reads wait later_ms (0: for ever). *octets: what arrived. */
 static ssize_t read_all(dw_sock *s, ctx *c, uint64_t *octets, int *e)
 {
-    int64_t deadline = now_ms() + c->first_ms;
+    int64_t deadline = cli_now_ms() + c->first_ms;
     ssize_t r;
     while (((r = dw_sock_recv(s)) >= 0 || r == DW_ERR_AGAIN) && !c->werr) {
         if (r > 0) {
@@ -138,7 +131,7 @@ static ssize_t read_all(dw_sock *s, ctx *c, uint64_t *octets, int *e)
         }
         int64_t ms = c->later_ms > 0 ? c->later_ms : -1;
         int first = !c->n && c->first_ms > 0;
-        if (first && (ms = deadline - now_ms()) <= 0)
+        if (first && (ms = deadline - cli_now_ms()) <= 0)
             return DW_ERR_TIMEOUT;
         if (!wait_input(dw_sock_fd(s), ms) && !first)
             return DW_ERR_TIMEOUT;

@@ -49,13 +49,6 @@ static void help(void)
            "intact, 1 otherwise, 2 on a usage error.\n");
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 typedef struct lconn {
     dw_sock *s;
     size_t id, sent, got, bad;
@@ -220,7 +213,7 @@ static int run_until(lconn *cs, size_t n, lrun *run, phase_done ok, double limit
             i++;
         if (i == n)
             return 0;
-        if (now() - t0 > limit)
+        if (cli_now() - t0 > limit)
             return -1;
         loop_once(run, 200);
     }
@@ -348,7 +341,7 @@ int cmd_load(int argc, char **argv)
     o.cb = (dw_fr_rx_callbacks){on_ulpdu, on_error, NULL};
     o.rbuf_size = 4096, o.tx_scratch = 2048, o.rx_keep = DW_SOCK_RX_KEEP_NONE;
     o.iov_max = DW_FR_FRAME_IOV_MAX, o.out_chunk = 4096;
-    double t0 = now(), limit = o.timeout_ms > 0 ? o.timeout_ms / 1000.0 : 60;
+    double t0 = cli_now(), limit = o.timeout_ms > 0 ? o.timeout_ms / 1000.0 : 60;
     size_t no_connect = 0;
     for (size_t i = 0; cs && i < n; i++) {
         cs[i] = (lconn){.id = i, .run = &run};
@@ -362,7 +355,7 @@ int cmd_load(int argc, char **argv)
     }
     const char *phase = "in MPA start-up";
     int stuck = run_until(cs, n, &run, is_ready, limit, t0);
-    double t1 = now();
+    double t1 = cli_now();
     if (!stuck) {
         start_sending(cs, n);
         phase = "waiting for echoes";
@@ -372,7 +365,7 @@ int cmd_load(int argc, char **argv)
         printf("holding   %zu connections open and idle for %llu ms\n", n - run.done,
                (unsigned long long)a.hold_ms);
         fflush(stdout);
-        for (double th = now(); now() - th < a.hold_ms / 1000.0;)
+        for (double th = cli_now(); cli_now() - th < a.hold_ms / 1000.0;)
             loop_once(&run, 100);
     }
     for (size_t i = 0; !stuck && i < n; i++)
@@ -380,9 +373,9 @@ int cmd_load(int argc, char **argv)
             finish(&cs[i], 1, DW_ERR_IO);
     if (!stuck) {
         phase = "waiting for the listener's close";
-        stuck = run_until(cs, n, &run, is_done, limit, now());
+        stuck = run_until(cs, n, &run, is_done, limit, cli_now());
     }
-    double t2 = now();
+    double t2 = cli_now();
     report_failures(cs, n, no_connect, stuck ? phase : NULL, limit);
     printf("connections %llu opened in %.2f s, %zu completed, %zu failed, %llu unfinished\n",
            (unsigned long long)n, t1 - t0, run.done - run.failed, run.failed,

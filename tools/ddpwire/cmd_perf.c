@@ -55,13 +55,6 @@ typedef struct perf {
     dw_fr_error err;
 } perf;
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 typedef struct cpu {
     double user, sys, softirq;
 } cpu;
@@ -182,7 +175,7 @@ static int run_server(perf *p, const char *host, const char *port)
             continue;
         }
         cpu c0 = cpu_now();
-        double t0 = now_s();
+        double t0 = cli_now();
         if (p->plain) {
             rc = serve_plain(fd, p) ? DW_ERR_IO : 0;
             close(fd);
@@ -195,7 +188,7 @@ static int run_server(perf *p, const char *host, const char *port)
                 fprintf(stderr, "ddpwire perf: %s\n", dw_err_name(rc));
             dw_sock_close(s);
         }
-        double secs = now_s() - t0;
+        double secs = cli_now() - t0;
         cpu c1 = cpu_now();
         server_report(p, secs, (cpu){c1.user - c0.user, c1.sys - c0.sys, c1.softirq - c0.softirq},
                       rc && !p->failed);
@@ -288,7 +281,7 @@ static int run_client(perf *p, const char *host, const char *port)
     dw_tcp_stats st;
     cpu c0 = cpu_now();
     tally start = {0, 0, 0, 0}, last, cur;
-    double t0 = now_s(), end = t0 + p->secs;
+    double t0 = cli_now(), end = t0 + p->secs;
     last = cur = start;
     int rc = 0;
     while (!rc && cur.t < p->secs) {
@@ -311,8 +304,8 @@ static int run_client(perf *p, const char *host, const char *port)
                 rc = (int)r;
             cur.octets += r > 0 ? (uint64_t)r : 0, cur.recs += k;
         }
-        cur.t = now_s() - t0;
-        if (p->ival && cur.t - last.t >= p->ival && now_s() < end) {
+        cur.t = cli_now() - t0;
+        if (p->ival && cur.t - last.t >= p->ival && cli_now() < end) {
             dw_tcp_stats_get(fd, &st);
             cur.retrans = st.total_retrans;
             client_line(p, "interval", last, cur, (cpu){0, 0, 0}, &st, emss);
@@ -333,7 +326,7 @@ static int run_client(perf *p, const char *host, const char *port)
             rc = rc ? rc : r == DW_ERR_CLOSED ? 0 : (int)r;
         }
     }
-    cur.t = now_s() - t0;
+    cur.t = cli_now() - t0;
     cpu c1 = cpu_now();
     dw_tcp_stats_get(fd, &st);
     cur.retrans = st.total_retrans;

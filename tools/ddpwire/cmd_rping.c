@@ -265,13 +265,6 @@ static int server_loop(rp *r, uint64_t *done)
     }
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
 static void summary(rp *r, const char *role, uint64_t done, double t0, int rc)
 {
     if (r->quiet)
@@ -279,13 +272,13 @@ static void summary(rp *r, const char *role, uint64_t done, double t0, int rc)
     fprintf(stderr, "ddpwire rping %s: %llu iterations of %llu octets%s in %.3f s; "
             "%llu FPDUs received and verified (%llu ULPDU octets): %s\n",
             role, (unsigned long long)done, (unsigned long long)r->size,
-            r->validate ? ", data verified" : "", now() - t0, (unsigned long long)r->pdus,
+            r->validate ? ", data verified" : "", cli_now() - t0, (unsigned long long)r->pdus,
             (unsigned long long)r->octets, rc ? "FAILED" : "ok");
 }
 
 static int one_connection(rp *r, int server)
 {
-    double t0 = now();
+    double t0 = cli_now();
     uint64_t done = 0;
     int rc = setup_qp(r, server);
     if (!rc)

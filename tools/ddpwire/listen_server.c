@@ -74,13 +74,6 @@ static void on_signal(int sig)
     stop_now = 1;
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* ---- connections: interest, end ------------------------------------------- */
 
 /* Input may be taken: not closing, no echo held, the queue below half
@@ -447,14 +440,14 @@ int serve_many(int lfd, const dw_sock_opts *base, const srv_opts *so)
     epoll_ctl(v.ep, EPOLL_CTL_ADD, lfd, &e);
     v.accepting = 1;
     v.t_start = cli_now();
-    int64_t last_sweep = now_ms();
+    int64_t last_sweep = cli_now_ms();
     while (!stop_now) {
         int n = epoll_wait(v.ep, ev, 256, v.run ? 0 : 100);
         if (n < 0 && errno != EINTR) {
             perror("ddpwire listen: epoll_wait");
             return 1;
         }
-        int64_t t = now_ms();
+        int64_t t = cli_now_ms();
         for (int i = 0; i < n; i++) {
             if (!ev[i].data.ptr)
                 accept_some(&v, t);
