@@ -13,6 +13,30 @@ check() { if eval "$1"; then ok; else bad "${2:-$1}"; fi; }
 skip() { echo "skipped: $*"; exit 77; }
 finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; }
 
+# A namespace set-up step failed, its stderr in $T/setup.err: skip where the
+# machine forbids it (a container without CAP_SYS_ADMIN, a user namespace, no
+# veth driver or nftables), else a failure.
+NS_FORBIDDEN='not permitted|Permission denied|not supported|Unknown device type|No such device'
+setup_fail() {
+  grep -qiE "$NS_FORBIDDEN" "$T/setup.err" && skip "$1 here: $(head -1 "$T/setup.err")"
+  bad "$1: $(cat "$T/setup.err")"
+  finish
+  exit 1
+}
+
+# nftables rules (for nft -f -) that drop PERCENT % of the forwarded TCP
+# data segments to PORT: loss made in a router namespace (no netem here).
+nft_loss_rules() { # PORT PERCENT
+  cat << EOF
+table inet dwloss {
+  chain forward_loss {
+    type filter hook forward priority 0; policy accept;
+    tcp dport $1 meta length > 200 numgen random mod 100 < $2 counter drop
+  }
+}
+EOF
+}
+
 # The namespace tests' EXIT trap: stops the capture ($CAP_PID) and the
 # listener ($LP), deletes the namespaces named in $NS_LIST once made
 # ($NS_MADE=1), removes $T (DW_KEEP=1 keeps it).

@@ -23,12 +23,10 @@ trap ns_cleanup EXIT
 
 [ "$(id -u)" = 0 ] || skip "network namespaces and capturing need root"
 need ip:iproute2 ss:iproute2 tcpdump:tcpdump ethtool:ethtool nft:nftables python3:python3
-forbidden='not permitted|Permission denied|not supported|Unknown device type|No such device'
-ip netns add "$A" 2> "$T/e" || { grep -qiE "$forbidden" "$T/e" && skip "$(head -1 "$T/e")"; bad "netns: $(cat "$T/e")"; finish; exit 1; }
+ip netns add "$A" 2> "$T/setup.err" || setup_fail "cannot create a network namespace"
 NS_MADE=1
-ip netns add "$B" && ip netns add "$R" && ip link add "$VA" type veth peer name "$RA" 2> "$T/e" &&
-  ip link add "$VB" type veth peer name "$RB" 2>> "$T/e" ||
-  { grep -qiE "$forbidden" "$T/e" && skip "$(head -1 "$T/e")"; bad "veth: $(cat "$T/e")"; finish; exit 1; }
+{ ip netns add "$B" && ip netns add "$R" && ip link add "$VA" type veth peer name "$RA" &&
+  ip link add "$VB" type veth peer name "$RB"; } 2> "$T/setup.err" || setup_fail "cannot create the namespaces and veths"
 EA=(ip netns exec "$A")
 EB=(ip netns exec "$B")
 ER=(ip netns exec "$R")
@@ -49,15 +47,7 @@ check "[ $? = 0 ]" "could not configure the namespaces"
 "${EA[@]}" tc qdisc add dev "$VA" root tbf rate 100mbit burst 64kb latency 200ms 2> /dev/null
 head -c 2000000 /dev/urandom > "$T/in"
 port=$(pick_port "${EB[@]}")
-"${ER[@]}" nft -f - 2> "$T/e" <<EOF
-table inet dwloss {
-  chain forward_loss {
-    type filter hook forward priority 0; policy accept;
-    tcp dport $port meta length > 200 numgen random mod 100 < 1 counter drop
-  }
-}
-EOF
-[ $? = 0 ] || { grep -qiE "$forbidden" "$T/e" && skip "nftables: $(head -1 "$T/e")"; bad "nft: $(cat "$T/e")"; }
+nft_loss_rules "$port" 1 | "${ER[@]}" nft -f - 2> "$T/setup.err" || setup_fail "nftables"
 cap_start "$T/c.pcap" "$VB" "tcp port $port" "${EB[@]}" || bad "tcpdump did not start: $(cat "$T/c.pcap.err")"
 "${EB[@]}" "$D" listen "10.198.2.1:$port" --startup negotiate > "$T/out" 2> "$T/lerr" &
 LP=$!

@@ -42,13 +42,6 @@ need ip:iproute2 ss:iproute2 tcpdump:tcpdump ethtool:ethtool python3:python3
 
 # Not allowed here (a container without CAP_SYS_ADMIN, a user namespace, no
 # veth driver): cannot run here. Any other failure is a failure.
-forbidden='not permitted|Permission denied|not supported|Unknown device type|No such device'
-setup_fail() {
-  grep -qiE "$forbidden" "$T/setup.err" && skip "$1 here: $(head -1 "$T/setup.err")"
-  bad "$1: $(cat "$T/setup.err")"
-  finish
-  exit 1
-}
 ip netns add "$A" 2> "$T/setup.err" || setup_fail "cannot create a network namespace"
 NS_MADE=1
 ip netns add "$B" 2> "$T/setup.err" || setup_fail "cannot create a second network namespace"

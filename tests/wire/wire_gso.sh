@@ -45,13 +45,6 @@ start=$(date +%s)
 [ "$(id -u)" = 0 ] || skip "network namespaces and capturing need root"
 need ip:iproute2 ss:iproute2 tcpdump:tcpdump ethtool:ethtool python3:python3 nft:nftables
 
-forbidden='not permitted|Permission denied|not supported|Unknown device type|No such device'
-setup_fail() {
-  grep -qiE "$forbidden" "$T/setup.err" && skip "$1 here: $(head -1 "$T/setup.err")"
-  bad "$1: $(cat "$T/setup.err")"
-  finish
-  exit 1
-}
 ip netns add "$A" 2> "$T/setup.err" || setup_fail "cannot create a network namespace"
 NS_MADE=1
 ip netns add "$B" 2> "$T/setup.err" || setup_fail "cannot create a second network namespace"
@@ -98,15 +91,8 @@ run() {
   cap_start "$T/$name.pcap" "$VB" "tcp port $port" "${EB[@]}" ||
     { bad "$name: tcpdump did not start: $(cat "$T/$name.pcap.err")"; return 1; }
   if [ "$how" = loss ]; then
-    "${ER[@]}" nft -f - 2> "$T/nft.err" << EOF
-table inet dwloss {
-  chain forward_loss {
-    type filter hook forward priority 0; policy accept;
-    tcp dport $port meta length > 200 numgen random mod 100 < 1 counter drop
-  }
-}
-EOF
-    [ $? = 0 ] || bad "$name: nft: $(cat "$T/nft.err")"
+    nft_loss_rules "$port" 1 | "${ER[@]}" nft -f - 2> "$T/nft.err" ||
+      bad "$name: nft: $(cat "$T/nft.err")"
   fi
   "${EB[@]}" "$D" listen "10.199.5.1:$port" > "$T/$name.out" 2> "$T/$name.lerr" &
   LP=$!
