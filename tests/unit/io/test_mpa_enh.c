@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "sock_util.h"
 
 static size_t frame(uint8_t *w, const char *key, uint8_t flags, uint8_t rev,
                     const uint8_t *pd, uint16_t n)
@@ -274,15 +275,7 @@ static void *serve(void *p)
 
 static int listen_any(char *port)
 {
-    int fd;
-    char err[200];
-    if (dw_sock_listen(&fd, "127.0.0.1", "0", err, sizeof err))
-        return -1;
-    struct sockaddr_in a;
-    socklen_t l = sizeof a;
-    getsockname(fd, (struct sockaddr *)&a, &l);
-    snprintf(port, 16, "%u", ntohs(a.sin_port));
-    return fd;
+    return listen_any_on("127.0.0.1", port);
 }
 
 static int client(int n_srv, int silent, int retry, char *err, size_t errlen, dw_sock_info *info)

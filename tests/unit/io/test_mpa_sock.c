@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "sock_util.h"
 
 #define NREC 3000
 
@@ -76,20 +77,6 @@ static void *server(void *p)
     return NULL;
 }
 
-static int listen_any(const char *host, char *port)
-{
-    int fd;
-    char err[200];
-    if (dw_sock_listen(&fd, host, "0", err, sizeof err))
-        return -1;
-    struct sockaddr_storage a;
-    socklen_t l = sizeof a;
-    getsockname(fd, (struct sockaddr *)&a, &l);
-    unsigned pn = ntohs(a.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port
-                                                : ((struct sockaddr_in *)&a)->sin_port);
-    snprintf(port, 16, "%u", pn);
-    return fd;
-}
 
 static void opts(dw_sock_opts *o, side *s, int nego, int markers, int pack)
 {
@@ -116,7 +103,7 @@ static int transfer(const char *host, int nego_c, int nego_s, int mk_c, int mk_s
     opts(&cli->o, cli, nego_c, mk_c, pack);
     srv->o.framing = g_framing[0];
     cli->o.framing = g_framing[1];
-    srv->lfd = listen_any(host, port);
+    srv->lfd = listen_any_on(host, port);
     CHECK(srv->lfd >= 0);
     pthread_t t;
     pthread_create(&t, NULL, server, srv);
@@ -180,7 +167,7 @@ static void test_rejected(void)
     char port[16], err[200];
     opts(&srv.o, &srv, 1, 0, 0);
     srv.o.allow_markers = 0; /* like siw */
-    srv.lfd = listen_any("127.0.0.1", port);
+    srv.lfd = listen_any_on("127.0.0.1", port);
     pthread_t t;
     pthread_create(&t, NULL, server, &srv);
     opts(&cli.o, &cli, 1, 1, 0);
@@ -254,7 +241,7 @@ static void test_plain_tcp_peer(void)
         memset(&srv, 0, sizeof srv);
         char port[16];
         opts(&srv.o, &srv, nego, 1, 0);
-        srv.lfd = listen_any("127.0.0.1", port);
+        srv.lfd = listen_any_on("127.0.0.1", port);
         pthread_t t;
         pthread_create(&t, NULL, server, &srv);
         int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -280,7 +267,7 @@ static void test_truncated(void)
     memset(&srv, 0, sizeof srv);
     char port[16];
     opts(&srv.o, &srv, 0, 1, 0);
-    srv.lfd = listen_any("127.0.0.1", port);
+    srv.lfd = listen_any_on("127.0.0.1", port);
     pthread_t t;
     pthread_create(&t, NULL, server, &srv);
     int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -339,7 +326,7 @@ static void stream_once(int markers, dw_framing f)
     srv.o.framing = cli.o.framing = g_framing[0] = f;
     g_st_got = g_st_bad = g_st_recs = g_st_notfill = 0;
     g_st_markers = markers;
-    srv.lfd = listen_any("127.0.0.1", port);
+    srv.lfd = listen_any_on("127.0.0.1", port);
     int mss = 1460;
     setsockopt(srv.lfd, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof mss);
     pthread_t t;

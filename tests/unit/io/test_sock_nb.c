@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "sock_util.h"
 
 #define NREC 2000
 
@@ -65,14 +66,7 @@ static void opts(dw_sock_opts *o, peer *p, int nego, int pack)
 
 static int listen_any(char *port)
 {
-    int fd;
-    if (dw_sock_listen(&fd, "127.0.0.1", "0", NULL, 0))
-        return -1;
-    struct sockaddr_in a;
-    socklen_t l = sizeof a;
-    getsockname(fd, (struct sockaddr *)&a, &l);
-    snprintf(port, 16, "%u", ntohs(a.sin_port));
-    return fd;
+    return listen_any_on("127.0.0.1", port);
 }
 
 /* One turn: waits (at most ms) for what s wants, then reads and flushes.
