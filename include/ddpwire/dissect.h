@@ -174,6 +174,30 @@ typedef struct dw_dissect_ipoib {
  */
 typedef int dw_dissect_severity;
 
+/**
+ * How an event is presented (by `ddpwire dump` and the Wireshark plugin
+ * alike): information, the peer's protocol error, the peer's violation of
+ * a sender rule that leaves the framing intact (non-zero PAD, marker
+ * RESERVED bits, a ULPDU above 64768), or the capture's own shortcoming
+ * (octets missing, cut by the snap length or the capture's end). Every
+ * verdict but DW_DISSECT_INFO names its packet as one with an error.
+ */
+typedef enum dw_dissect_verdict {
+    DW_DISSECT_INFO = 0,
+    DW_DISSECT_ERROR,
+    DW_DISSECT_VIOLATION,
+    DW_DISSECT_INCOMPLETE
+} dw_dissect_verdict;
+
+/** The verdict on an MPA checker event reported with severity sev. */
+DW_EXTERN dw_dissect_verdict dw_dissect_mpa_verdict(const dw_mpa_check_event *ev,
+                                                    dw_dissect_severity sev);
+/** The verdict on an IFT checker event reported with severity sev. */
+DW_EXTERN dw_dissect_verdict dw_dissect_ift_verdict(const dw_ift_check_event *ev,
+                                                    dw_dissect_severity sev);
+/** The verdict on a reassembly event reported with severity sev. */
+DW_EXTERN dw_dissect_verdict dw_dissect_reasm_verdict(dw_dissect_severity sev);
+
 typedef struct dw_dissect_callbacks {
     /** Every FPDU checked, with the markers inside it; ddp: its ULPDU
      * decoded when the direction is DDP/RDMAP and the CRC good or off,
@@ -212,6 +236,10 @@ typedef struct dw_dissect_callbacks {
      * directions' statistics are final. Its application data is the
      * caller's to free here. */
     void (*on_flow_end)(dw_dissect *D, const dw_flow *f, void *user_data);
+    /** Every TCP segment of a connection, before its octets are checked
+     * (the packet's number is the one dw_dissect_packet() returns). */
+    void (*on_segment)(dw_dissect *D, const dw_dissect_dir *d, const dw_pkt_tcp *seg,
+                       void *user_data);
 } dw_dissect_callbacks;
 
 /** Totals over the capture. */

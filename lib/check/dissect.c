@@ -529,6 +529,8 @@ static void tcp_segment(dw_dissect *D, const dw_pkt_tcp *t)
     ds_dir *d = &f->d[k];
     d->pub.packets++;
     d->pub.octets += t->payload_len;
+    if (D->cb.on_segment)
+        D->cb.on_segment(D, &d->pub, t, D->ud);
     if (t->options_len)
         tcp_options(d, t);
     if (t->flags & DW_PKT_SYN)

@@ -257,16 +257,13 @@ static void out_event(dump *P, const dw_dissect_dir *d, const ev_line *e, int er
 static void on_mpa_event(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_check_event *ev,
                          dw_dissect_severity sev, void *u)
 {
-    (void)D, (void)sev;
+    (void)D;
     dump *P = u;
     if (ev->kind == DW_MPA_CHECK_EV_STARTUP && ev->frame) {
         out_startup(P, d, ev);
         return;
     }
-    int error = ev->code != DW_MPA_ERR_NONE || ev->kind == DW_MPA_CHECK_EV_LENGTH ||
-                ev->kind == DW_MPA_CHECK_EV_PAD || ev->kind == DW_MPA_CHECK_EV_MARKER_RESERVED ||
-                ev->kind == DW_MPA_CHECK_EV_STARTUP_BAD || ev->kind == DW_MPA_CHECK_EV_MODE ||
-                ev->kind == DW_MPA_CHECK_EV_OVERSIZE || ev->kind == DW_MPA_CHECK_EV_GAP;
+    int error = dw_dissect_mpa_verdict(ev, sev) != DW_DISSECT_INFO;
     ev_line e = {dw_mpa_check_event_name(ev->kind), (int)ev->code, ev->offset, ev->seq,
                  ev->pkt, ev->len, ev->detail};
     out_event(P, d, &e, error);
@@ -282,7 +279,7 @@ static void on_reasm_event(dw_dissect *D, const dw_dissect_dir *d, const dw_reas
     snprintf(detail, sizeof detail, "segment seq %u, %u octets", (unsigned)ev->seq,
              (unsigned)ev->len);
     ev_line e = {dw_reasm_event_name(ev->kind), 0, ev->offset, ev->seq, ev->pkt, ev->len, detail};
-    out_event(u, d, &e, sev != 0);
+    out_event(u, d, &e, dw_dissect_reasm_verdict(sev) != DW_DISSECT_INFO);
 }
 
 static void on_gap(dw_dissect *D, const dw_dissect_dir *d, const dw_reasm_gap *g, void *u)
@@ -342,7 +339,7 @@ static void on_ift_event(dw_dissect *D, const dw_dissect_dir *d, const dw_ift_ch
     (void)D;
     ev_line e = {dw_ift_check_event_name(ev->kind), (int)ev->code, ev->offset, ev->seq,
                  ev->pkt, ev->len, ev->detail};
-    out_event(u, d, &e, sev != 0 || ev->kind == DW_IFT_CHECK_EV_GAP);
+    out_event(u, d, &e, dw_dissect_ift_verdict(ev, sev) != DW_DISSECT_INFO);
 }
 
 static void on_tcpopt(dw_dissect *D, const dw_dissect_dir *d, const dw_dissect_tcpopt *o,
