@@ -21,6 +21,7 @@ static hf_register_info hf[] = {
     F(framing, "Framing", "framing", FT_STRING, BASE_NONE, NULL, "mpa, ift, tcp or unknown"),
     F(mode, "Mode", "mode", FT_STRING, BASE_NONE, NULL, "MPA markers and CRC, start-up"),
     F(error, "Error", "error", FT_STRING, BASE_NONE, NULL, "An error dump reports (its kind)"),
+    F(error_text, "Words", "error.text", FT_STRING, BASE_NONE, NULL, "The error as dump words it"),
     F(verdict, "Verdict", "error.verdict", FT_STRING, BASE_NONE, NULL,
       "protocol error, sender rule, or incomplete capture"),
     F(event, "Event", "event", FT_STRING, BASE_NONE, NULL, "A milestone or information"),
@@ -70,6 +71,7 @@ static hf_register_info hf[] = {
     F(rr_src_stag, "Data source STag", "rdmap.src_stag", FT_UINT32, BASE_HEX, NULL, NULL),
     F(rr_src_to, "Data source TO", "rdmap.src_to", FT_UINT64, BASE_HEX, NULL, NULL),
     F(ift, "IFT frame", "ift", FT_UINT64, BASE_DEC, NULL, "The IFT frame's index"),
+    F(ift_role, "In this frame", "ift.role", FT_STRING, BASE_NONE, NULL, NULL),
     F(ift_offset, "Stream offset", "ift.offset", FT_UINT64, BASE_DEC, NULL, NULL),
     F(ift_seq, "Sequence number", "ift.seq", FT_UINT32, BASE_DEC, NULL, NULL),
     F(ift_hsize, "Header size", "ift.header_size", FT_UINT16, BASE_DEC, NULL, NULL),
@@ -96,7 +98,7 @@ static hf_register_info hf[] = {
     F(sum_text, "Detail", "summary.text", FT_STRING, BASE_NONE, NULL, NULL),
 };
 
-#define E(id, name, group, sev, text) {&ddw_ei.id, {"ddpwire." name, group, sev, text, EXPFILL}}
+#define E(id, name, group, sev, text) {&ddw_ei.id, {"ddpwire.expert." name, group, sev, text, EXPFILL}}
 
 static ei_register_info ei[] = {
     E(error, "error", PI_PROTOCOL, PI_ERROR, "A protocol error (MPA, IFT, TCP RDMA option, IPoIB)"),
@@ -260,6 +262,7 @@ static void show_ift(proto_tree *t, tvbuff_t *tvb, const ddw_rec *r)
         o->index, dir_name(r->dir), role_name(r->role), o->payload_size, crc[o->header_crc % 3],
         crc[o->payload_crc % 3]);
     proto_tree *ft = proto_item_add_subtree(fi, ddw_ett.ift);
+    proto_tree_add_string(ft, ddw_hf.ift_role, tvb, 0, 0, role_name(r->role));
     proto_tree_add_uint64(ft, ddw_hf.ift_offset, tvb, 0, 0, o->offset);
     proto_tree_add_uint(ft, ddw_hf.ift_seq, tvb, 0, 0, o->seq);
     proto_tree_add_uint(ft, ddw_hf.ift_hsize, tvb, 0, 0, o->header_size);
@@ -300,6 +303,7 @@ static void show_event(proto_tree *t, packet_info *pinfo, tvbuff_t *tvb, const d
                                                         "%s%s%s", who, *who ? " " : "", e->text);
     proto_tree *et = proto_item_add_subtree(it, ddw_ett.error);
     proto_tree_add_string(et, ddw_hf.verdict, tvb, 0, 0, verdicts[e->verdict & 3]);
+    proto_item_set_hidden(proto_tree_add_string(et, ddw_hf.error_text, tvb, 0, 0, e->text));
     expert_add_info_format(pinfo, it, ei_of(e), "%s", e->text);
 }
 

@@ -202,14 +202,18 @@ static void event(const dw_dissect_dir *d, const char *kind, int group, int code
                   dw_dissect_verdict v)
 {
     char text[512];
-    int n = snprintf(text, sizeof text, "%s", kind);
-    if (code)
+    int n = 0;
+    if (group == DDW_G_TCPOPT || group == DDW_G_IPOIB) /* dump's words: the detail alone */
+        snprintf(text, sizeof text, "%s", detail ? detail : kind);
+    else
+        n = snprintf(text, sizeof text, "%s", kind);
+    if (n && code)
         n += snprintf(text + n, sizeof text - (size_t)n, " (%s error %d)",
                       d && d->framing == DW_DISSECT_FOUND_IFT ? "IFT" : "MPA", code);
-    if (group != DDW_G_TCPOPT && group != DDW_G_IPOIB)
+    if (n)
         n += snprintf(text + n, sizeof text - (size_t)n, " at offset %" PRIu64 " seq %u", offset,
                       (unsigned)seq);
-    if (detail && *detail)
+    if (n && detail && *detail)
         snprintf(text + n, sizeof text - (size_t)n, ": %s", detail);
     ddw_event *e = fs_alloc(sizeof *e);
     *e = (ddw_event){.kind = kind, .text = fs_strdup(text), .verdict = v,
@@ -324,7 +328,8 @@ static void on_ipoib(dw_dissect *Dp, const dw_dissect_ipoib *ip, void *u)
     r->u.text = fs_strdup(text);
     file_rec(ip->pkt, r);
     if (ip->is_arp && !ip->arp_ok)
-        event(NULL, "ipoib", DDW_G_IPOIB, 0, 0, 0, ip->pkt, "malformed ARP", DW_DISSECT_ERROR);
+        event(NULL, "ipoib", DDW_G_IPOIB, 0, 0, 0, ip->pkt, "malformed IPoIB ARP",
+              DW_DISSECT_ERROR);
 }
 
 static void on_flow_start(dw_dissect *Dp, const dw_flow *f, void *u)
