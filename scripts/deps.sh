@@ -7,14 +7,17 @@
 #                                 CMake, pkg-config, ISA-L, libpcap, python3, iproute2
 #   scripts/deps.sh check         also what the tests use: tshark, tcpdump, ethtool,
 #                                 curl, nc, openssl, xinetd; qemu, debootstrap, cpio,
-#                                 kmod, xz-utils and kernel headers for the siw guest
+#                                 kmod, xz-utils and kernel headers for the siw guest;
+#                                 Wireshark's development files, wireshark, Xvfb,
+#                                 xdotool and ImageMagick for the plugin and its tests
 #   scripts/deps.sh --list SET    prints the packages of SET
 set -euo pipefail
 # shellcheck source=scripts/lib_apt.sh
 . "$(dirname "$0")/lib_apt.sh"
 BUILD=(build-essential cmake pkg-config libisal-dev libpcap-dev python3 iproute2)
 CHECK=("${BUILD[@]}" tshark tcpdump ethtool nftables curl netcat-openbsd openssl xinetd groff-base
-       qemu-system-x86 debootstrap cpio kmod xz-utils linux-headers-amd64)
+       qemu-system-x86 debootstrap cpio kmod xz-utils linux-headers-amd64
+       libwireshark-dev libglib2.0-dev wireshark xvfb xdotool imagemagick)
 list=0
 [ "${1:-}" = --list ] && { list=1; shift; }
 case ${1:-} in

@@ -13,8 +13,15 @@ shift
 DIR=$BUILD/wireshark/plugins
 [ -d "$DIR" ] || { echo "ws_run.sh: no plugin in $BUILD (is libwireshark-dev installed?)" >&2; exit 2; }
 if [ "$(id -u)" = 0 ]; then
-  exec setpriv --reuid=65534 --regid=65534 --clear-groups --reset-env \
-    env HOME=/tmp WIRESHARK_PLUGIN_DIR="$DIR" DISPLAY="${DISPLAY:-}" \
-    XDG_RUNTIME_DIR=/tmp "$prog" "$@"
+  # a copy nobody can read, wherever the build tree is
+  tmp=$(mktemp -d /tmp/ddpwire-ws.XXXXXX)
+  trap 'rm -rf "$tmp"' EXIT
+  cp -r "$DIR" "$tmp/plugins"
+  chmod -R a+rX "$tmp"
+  rc=0
+  setpriv --reuid=65534 --regid=65534 --clear-groups --reset-env \
+    env HOME=/tmp WIRESHARK_PLUGIN_DIR="$tmp/plugins" DISPLAY="${DISPLAY:-}" \
+    XDG_RUNTIME_DIR=/tmp "$prog" "$@" || rc=$?
+  exit $rc
 fi
 WIRESHARK_PLUGIN_DIR=$DIR exec "$prog" "$@"

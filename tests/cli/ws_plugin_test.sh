@@ -23,6 +23,11 @@ need tshark:tshark python3:python3
 T=$(mktemp -d)
 chmod 755 "$T"
 trap 'rm -rf "$T"' EXIT
+# tshark runs as nobody when we are root: copies it can read
+mkdir -p "$T/caps"
+cp "$HERE"/../data/dump/*.pcap* "$HERE"/../data/siw/*.pcap "$HERE"/../data/siw_storage/*.pcap "$T/caps/"
+chmod -R a+rX "$T"
+C=$T/caps
 TS=("$HERE/../../scripts/ws_run.sh" -B "$B" tshark -n)
 CHK="python3 $HERE/../lib/ws_check.py"
 FIELDS=(-T fields -E occurrence=a -E aggregator='|' -e frame.number -e ddpwire.error
@@ -49,28 +54,28 @@ compare() { # NAME CAPTURE [tshark options] -- [dump options]
   fi
 }
 
-for f in "$HERE"/../data/dump/*.pcap "$HERE"/../data/dump/*.pcapng "$HERE"/../data/siw/*.pcap \
-         "$HERE"/../data/siw_storage/*.pcap; do
+for f in "$C"/*.pcap "$C"/*.pcapng; do
   compare "$(basename "$f")" "$f"
 done
 
 # corrupted siw storage traffic: CRC, gap, MSN and Read Response errors
 for kind in flip drop msn readresp; do
-  src=$HERE/../data/siw_storage/nvmeof_mtu1500_crc.pcap
-  [ $kind = readresp ] && src=$HERE/../data/siw_storage/nfs_mtu1500_crc.pcap
+  src=$C/nvmeof_mtu1500_crc.pcap
+  [ $kind = readresp ] && src=$C/nfs_mtu1500_crc.pcap
   python3 "$HERE/../lib/siw_mutate.py" $kind "$src" "$T/mut_$kind.pcap" > /dev/null \
-    && compare "mut_$kind" "$T/mut_$kind.pcap" || bad "siw_mutate.py $kind failed"
+    && chmod 644 "$T/mut_$kind.pcap" && compare "mut_$kind" "$T/mut_$kind.pcap" \
+    || bad "siw_mutate.py $kind failed"
 done
 
 # the preferences, as dump's options: --framing mpa, --mpa-start PORT
-compare pref_framing "$HERE/../data/dump/11_nostart.pcap" -o ddpwire.framing:mpa -- --framing mpa
-compare pref_start "$HERE/../data/dump/11_nostart.pcap" -o ddpwire.mpa_start:5000 -- --mpa-start 5000
-compare pref_none "$HERE/../data/dump/06_badcrc.pcap" -o ddpwire.framing:none -- --framing none
-"${TS[@]}" -2 -o ddpwire.mpa_start:notaport -r "$HERE/../data/dump/01_clean.pcap" -V -Y frame.number==1 \
+compare pref_framing "$C/11_nostart.pcap" -o ddpwire.framing:mpa -- --framing mpa
+compare pref_start "$C/11_nostart.pcap" -o ddpwire.mpa_start:5000 -- --mpa-start 5000
+compare pref_none "$C/06_badcrc.pcap" -o ddpwire.framing:none -- --framing none
+"${TS[@]}" -2 -o ddpwire.mpa_start:notaport -r "$C/01_clean.pcap" -V -Y frame.number==1 \
   2> /dev/null | grep -q 'is not PORT\[:SEQ\]' && ok || bad "a bad MPA start preference is not reported"
 
 # ddpwire.error selects exactly the frames with an error (06: CRC at frame 8 ...)
-cap=$HERE/../data/dump/07_badptr.pcap
+cap=$C/07_badptr.pcap
 want=$("$D" dump -v --no-progress "$cap" | sed -n 's/.* ERROR .* pkt \([0-9]*\)\(:.*\)\?$/\1/p' | sort -un | tr '\n' ' ')
 got=$("${TS[@]}" -2 -r "$cap" -Y ddpwire.error -T fields -e frame.number 2> /dev/null | tr '\n' ' ')
 check "[ -n '$want' ] && [ '$want' = '$got' ]" "-Y ddpwire.error: frames '$got', dump names '$want'"
@@ -80,7 +85,7 @@ check "[ -n '$want' ] && [ '$want' = '$got' ]" "-Y ddpwire.error: frames '$got',
 n_err=$(awk '/^Errors/ {s=1; next} /^[A-Z][a-z]+ \(/ {s=0} s && /ddpwire/ {n += $1} END {print n+0}' "$T/expert")
 n_dump=$(grep -c ' ERROR ' "$T/mut_flip.v")
 check "[ '$n_err' -ge 1 ] && [ '$n_err' = '$n_dump' ]" "-z expert lists $n_err ddpwire errors, dump $n_dump: $(head -20 "$T/expert")"
-cap=$HERE/../data/siw_storage/nvmeof_mtu65536_crc_head.pcap
+cap=$C/nvmeof_mtu65536_crc_head.pcap
 "${TS[@]}" -2 -q -z expert,ddpwire -r "$cap" > "$T/expert2" 2> /dev/null
 check "grep -q '^Warns' '$T/expert2' && grep -A3 '^Warns' '$T/expert2' | grep -q 'ULPDU'" \
   "siw's oversize ULPDUs are not listed as warnings: $(head -20 "$T/expert2")"
