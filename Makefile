@@ -40,10 +40,17 @@ bench: all
 # make install [PREFIX=/usr/local] [DESTDIR=/staging]: the library, headers,
 # CMake and pkg-config files, the tool, man pages and documents under PREFIX
 # (DESTDIR is prepended to every path, for packaging).
+# The Wireshark plugin, when built, also goes to Wireshark's global plugin
+# folder (WS_PLUGIN_DIR, from pkg-config), where Wireshark looks for it.
 PREFIX ?= /usr/local
+WS_PLUGIN_DIR ?= $(shell pkg-config --variable=plugindir wireshark 2>/dev/null)
 install: all
 	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX="$(PREFIX)" > /dev/null
 	DESTDIR="$(DESTDIR)" cmake --install $(BUILD)
+	@set -e; for p in $(BUILD)/wireshark/plugins/*/epan/ddpwire.so; do \
+	  if [ -f "$$p" ] && [ -n "$(WS_PLUGIN_DIR)" ]; then \
+	    install -D -m 644 "$$p" "$(DESTDIR)$(WS_PLUGIN_DIR)/epan/ddpwire.so"; \
+	    echo "-- Installing: $(DESTDIR)$(WS_PLUGIN_DIR)/epan/ddpwire.so"; fi; done
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

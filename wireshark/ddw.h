@@ -140,5 +140,7 @@ const ddw_frame *ddw_frame_get(uint32_t num);
 size_t ddw_late(const uint32_t **frames);
 /* A short note when the preferences could not be used (or NULL). */
 const char *ddw_prefs_error(void);
+/* What went wrong for want of memory (or NULL): shown on every frame. */
+const char *ddw_problem(void);
 
 #endif

@@ -108,6 +108,7 @@ static ei_register_info ei[] = {
     E(incomplete, "incomplete", PI_SEQUENCE, PI_WARN, "The capture lacks octets (gap, cut)"),
     E(ddp, "ddp", PI_PROTOCOL, PI_ERROR, "A DDP/RDMAP stream rule broken"),
     E(prefs, "prefs", PI_UNDECODED, PI_WARN, "A ddpwire preference could not be used"),
+    E(nomem, "nomem", PI_UNDECODED, PI_ERROR, "ddpwire ran out of memory: not everything was checked"),
 };
 
 void ddw_register_fields(int proto)

@@ -27,7 +27,7 @@ typedef struct ddw_ett_ids {
 } ddw_ett_ids;
 
 typedef struct ddw_ei_ids {
-    expert_field error, crc, violation, incomplete, ddp, prefs;
+    expert_field error, crc, violation, incomplete, ddp, prefs, nomem;
 } ddw_ei_ids;
 
 extern ddw_hf_ids ddw_hf;

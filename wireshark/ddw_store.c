@@ -6,8 +6,6 @@
  */
 #include "ddw.h"
 
-#include <epan/wmem_scopes.h>
-
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,15 +19,56 @@ static int finished;
 static uint32_t *late;       /* frames given records during this feed */
 static size_t nlate, caplate;
 static char prefs_err[160];
+static int ddw_nomem;
+
+/* The records' arena: 1 MiB chunks, freed whole at file close. Not
+ * Wireshark's file scope: interleaved with TCP's per-segment lists there,
+ * our records slowed TCP's walks of them several times over. */
+#define ARENA_CHUNK (1u << 20)
+typedef struct arena_chunk {
+    struct arena_chunk *next;
+    size_t used;
+    _Alignas(16) unsigned char mem[];
+} arena_chunk;
+static arena_chunk *arena;
+static int arena_failed;
 
 static void *fs_alloc(size_t n)
 {
-    return wmem_alloc0(wmem_file_scope(), n);
+    n = (n + 15) & ~(size_t)15;
+    if (!arena || arena->used + n > ARENA_CHUNK) {
+        size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+        arena_chunk *c = malloc(sizeof *c + cap);
+        if (!c) {
+            arena_failed = 1;
+            return NULL;
+        }
+        c->next = arena;
+        c->used = 0;
+        arena = c;
+    }
+    void *p = arena->mem + arena->used;
+    arena->used += n;
+    return memset(p, 0, n);
 }
 
 static const char *fs_strdup(const char *s)
 {
-    return wmem_strdup(wmem_file_scope(), s ? s : "");
+    size_t n = strlen(s ? s : "") + 1;
+    char *p = fs_alloc(n);
+    if (p)
+        memcpy(p, s ? s : "", n);
+    return p ? p : "";
+}
+
+static void arena_free(void)
+{
+    while (arena) {
+        arena_chunk *c = arena;
+        arena = c->next;
+        free(c);
+    }
+    arena_failed = 0;
 }
 
 static ddw_frame *frame_at(uint32_t num)
@@ -41,8 +80,10 @@ static ddw_frame *frame_at(uint32_t num)
         while (cap <= num)
             cap *= 2;
         ddw_frame **p = realloc(frames, cap * sizeof *p);
-        if (!p)
+        if (!p) {
+            arena_failed = 1;
             return NULL;
+        }
         memset(p + capframes, 0, (cap - capframes) * sizeof *p);
         frames = p;
         capframes = cap;
@@ -75,6 +116,8 @@ static void note_late(uint32_t num)
 /* Files r under frame num (the current one when num is 0 or unknown). */
 static void file_rec(uint64_t num, ddw_rec *r)
 {
+    if (!r)
+        return;
     if (num == 0 || num == UINT64_MAX || num > UINT32_MAX)
         num = r->conn && r->conn->last_frame ? r->conn->last_frame : cur;
     ddw_frame *f = frame_at((uint32_t)num);
@@ -93,6 +136,8 @@ static void file_rec(uint64_t num, ddw_rec *r)
 static ddw_rec *rec_new(const dw_dissect_dir *d, ddw_kind kind)
 {
     ddw_rec *r = fs_alloc(sizeof *r);
+    if (!r)
+        return NULL;
     r->kind = (uint8_t)kind;
     if (d) {
         r->conn = dw_dissect_flow_app(d->flow);
@@ -136,6 +181,8 @@ static void file_span(const dw_dissect_dir *d, ddw_kind kind, void *obj, uint64_
         if (role == 2 && last == first)
             break;
         ddw_rec *r = rec_new(d, kind);
+        if (!r)
+            return;
         r->role = (uint8_t)(first == last ? 0 : role);
         if (kind == DDW_FPDU)
             r->u.fpdu = obj;
@@ -148,6 +195,8 @@ static void file_span(const dw_dissect_dir *d, ddw_kind kind, void *obj, uint64_
         if (f == first || f == last || (i && mk[i - 1].frame == f))
             continue;
         ddw_rec *r = rec_new(d, kind);
+        if (!r)
+            return;
         r->role = 3; /* carries markers of it */
         r->u.fpdu = obj;
         file_rec(f, r);
@@ -160,6 +209,8 @@ static void on_fpdu(dw_dissect *Dp, const dw_dissect_dir *d, const dw_mpa_check_
     (void)Dp, (void)u;
     learn_framing(d);
     ddw_fpdu *o = fs_alloc(sizeof *o);
+    if (!o)
+        return;
     *o = (ddw_fpdu){.index = fp->index, .pos = fp->pos, .offset = fp->offset, .seq = fp->seq,
                     .first = (uint32_t)fp->first_pkt, .last = (uint32_t)fp->last_pkt,
                     .segments = fp->segments, .ulen = fp->ulpdu_len, .flen = (uint16_t)fp->fpdu_len,
@@ -169,6 +220,8 @@ static void on_fpdu(dw_dissect *Dp, const dw_dissect_dir *d, const dw_mpa_check_
                     .crc_calc = fp->crc_calc, .nmk = (uint16_t)nmk};
     if (nmk) {
         o->mk = fs_alloc(nmk * sizeof *o->mk);
+        if (!o->mk)
+            nmk = o->nmk = 0;
         for (size_t i = 0; i < nmk; i++) {
             o->mk[i] = (ddw_marker){.pos = mk[i].pos, .frame = (uint32_t)mk[i].pkt,
                                     .fpduptr = mk[i].fpduptr, .expected = mk[i].expected,
@@ -186,6 +239,8 @@ static void on_ift_frame(dw_dissect *Dp, const dw_dissect_dir *d, const dw_ift_c
     (void)Dp, (void)u;
     learn_framing(d);
     ddw_ift *o = fs_alloc(sizeof *o);
+    if (!o)
+        return;
     *o = (ddw_ift){.index = fr->index, .offset = fr->offset, .seq = fr->seq,
                    .first = (uint32_t)fr->first_pkt, .last = (uint32_t)fr->last_pkt,
                    .segments = fr->segments, .header_size = fr->header_size,
@@ -216,9 +271,13 @@ static void event(const dw_dissect_dir *d, const char *kind, int group, int code
     if (n && detail && *detail)
         snprintf(text + n, sizeof text - (size_t)n, ": %s", detail);
     ddw_event *e = fs_alloc(sizeof *e);
+    if (!e)
+        return;
     *e = (ddw_event){.kind = kind, .text = fs_strdup(text), .verdict = v,
                      .group = (uint8_t)group, .code = code, .offset = offset, .seq = seq};
     ddw_rec *r = rec_new(d, DDW_EVENT);
+    if (!r)
+        return;
     r->u.ev = e;
     file_rec(pkt, r);
 }
@@ -238,6 +297,8 @@ static void startup_text(const dw_dissect_dir *d, const dw_mpa_check_event *ev)
              !!(fr->flags & DW_MPA_FLAG_MARKERS), !!(fr->flags & DW_MPA_FLAG_CRC),
              !!(fr->flags & DW_MPA_FLAG_REJECT), (unsigned)fr->rev, (unsigned)fr->pd_len, pd);
     ddw_rec *r = rec_new(d, DDW_STARTUP);
+    if (!r)
+        return;
     r->u.text = fs_strdup(text);
     if (r->conn)
         r->conn->startup[d->dir] = 1;
@@ -314,6 +375,8 @@ static void on_tcpopt(dw_dissect *Dp, const dw_dissect_dir *d, const dw_dissect_
         return;
     }
     ddw_rec *r = rec_new(d, DDW_TCPOPT);
+    if (!r)
+        return;
     r->u.text = fs_strdup(text);
     file_rec(o->pkt, r);
 }
@@ -325,8 +388,10 @@ static void on_ipoib(dw_dissect *Dp, const dw_dissect_ipoib *ip, void *u)
     snprintf(text, sizeof text, "IPoIB frame, type 0x%04x%s", (unsigned)ip->hdr.type,
              ip->is_arp ? (ip->arp_ok ? ", ARP decoded" : ", ARP malformed") : "");
     ddw_rec *r = rec_new(NULL, DDW_IPOIB);
-    r->u.text = fs_strdup(text);
-    file_rec(ip->pkt, r);
+    if (r) {
+        r->u.text = fs_strdup(text);
+        file_rec(ip->pkt, r);
+    }
     if (ip->is_arp && !ip->arp_ok)
         event(NULL, "ipoib", DDW_G_IPOIB, 0, 0, 0, ip->pkt, "malformed IPoIB ARP",
               DW_DISSECT_ERROR);
@@ -336,6 +401,8 @@ static void on_flow_start(dw_dissect *Dp, const dw_flow *f, void *u)
 {
     (void)Dp, (void)u;
     ddw_conn *c = fs_alloc(sizeof *c);
+    if (!c)
+        return;
     c->id = f->id;
     c->ip_version = f->ip_version;
     memcpy(c->addr, f->addr, sizeof c->addr);
@@ -439,11 +506,13 @@ void ddw_close(void)
     D = NULL;
     free(frames);
     free(late);
+    arena_free();
     frames = NULL;
     late = NULL;
     nframes = capframes = nlate = caplate = 0;
     cur = 0;
     finished = 0;
+    ddw_nomem = 0;
 }
 
 void ddw_feed(uint32_t num, unsigned linktype, uint64_t time, const uint8_t *data,
@@ -454,6 +523,9 @@ void ddw_feed(uint32_t num, unsigned linktype, uint64_t time, const uint8_t *dat
         return;
     cur = num;
     dw_dissect_packet(D, linktype, time, data, caplen, wirelen);
+    dw_dissect_stats st;
+    dw_dissect_stats_get(D, &st);
+    ddw_nomem = st.nomem > 0;
 }
 
 void ddw_finish(void)
@@ -485,4 +557,12 @@ size_t ddw_late(const uint32_t **out)
 const char *ddw_prefs_error(void)
 {
     return prefs_err[0] ? prefs_err : NULL;
+}
+
+const char *ddw_problem(void)
+{
+    if (arena_failed)
+        return "out of memory: ddpwire's records are incomplete from here on; its verdicts "
+               "cannot be trusted";
+    return ddw_nomem ? "out of memory: some connections were not checked" : NULL;
 }

@@ -96,13 +96,15 @@ static int dissect_ddpwire(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
     const ddw_frame *f = ddw_frame_get(pinfo->num);
     const uint32_t *late = NULL;
     size_t nlate = PINFO_FD_VISITED(pinfo) ? 0 : ddw_late(&late);
-    const char *perr = ddw_prefs_error();
-    if (!f && !nlate && !(perr && pinfo->num == 1))
+    const char *perr = ddw_prefs_error(), *problem = ddw_problem();
+    if (!f && !nlate && !problem && !(perr && pinfo->num == 1))
         return 0;
     proto_item *ti = proto_tree_add_item(tree, ddw_proto, tvb, 0, 0, ENC_NA);
     proto_tree *t = proto_item_add_subtree(ti, ddw_ett.top);
     if (perr && pinfo->num == 1)
         proto_tree_add_expert_format(t, pinfo, &ddw_ei.prefs, tvb, 0, 0, "%s", perr);
+    if (problem)
+        proto_tree_add_expert_format(t, pinfo, &ddw_ei.nomem, tvb, 0, 0, "%s", problem);
     if (f)
         ddw_show_frame(t, ti, pinfo, tvb, f);
     for (size_t i = 0; i < nlate; i++) {
