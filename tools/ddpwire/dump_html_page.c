@@ -278,9 +278,11 @@ static void tl_errors(FILE *f, const html_tl *t)
 
 static void tl_axis(FILE *f, const html_tl *t)
 {
-    double span = t->end ? (double)t->end : 1.0, y = 6 + NROWS * PITCH;
-    double raw = span / 6, mag = pow(10, floor(log10(raw))), q = raw / mag;
-    double step = (q < 1.5 ? 1 : q < 3.5 ? 2 : q < 7.5 ? 5 : 10) * mag;
+    double span = t->end ? (double)t->end : 1.0, y = 6 + NROWS * PITCH, unit = 1;
+    while (unit * 1024 <= span / 2)
+        unit *= 1024; /* steps of 1, 2 or 5 (x 10^k) KiB, MiB ...: round labels */
+    double raw = span / unit / 6, mag = pow(10, floor(log10(raw))), q = raw / mag;
+    double step = (q < 1.5 ? 1 : q < 3.5 ? 2 : q < 7.5 ? 5 : 10) * mag * unit;
     fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", LBL, y,
             LBL + PWD, y);
     for (double v = 0; v <= span + 1e-9; v += step) {
@@ -309,18 +311,18 @@ static void timeline(FILE *f, const html_tl *t)
                    "<text x=\"4\" y=\"%.1f\">%s</text>\n",
                 LBL, 6 + r * PITCH, PWD, ROWH, 6 + r * PITCH + 13,
                 r < 4 ? rows[r].label : "errors");
+    for (int r = 0; r < 4; r++)
+        tl_row(f, t, r, &rows[r]);
     for (size_t g = 0; g < t->ngaps; g++) {
         double x0 = xat(t, t->gap[g].off), x1 = xat(t, t->gap[g].off + t->gap[g].len);
         fprintf(f, "<rect class=\"gap\" x=\"%.1f\" y=\"4\" width=\"%.1f\" height=\"%.1f\" "
-                   "fill=\"#d55e00\" fill-opacity=\"0.3\"><title>gap: %" PRIu64 " octets at "
-                   "offset %" PRIu64 " not in the capture", x0, x1 - x0 < 2 ? 2 : x1 - x0,
+                   "fill=\"#d55e00\" fill-opacity=\"0.45\"><title>gap: %" PRIu64 " octets at "
+                   "offset %" PRIu64 " not in the capture", x0, x1 - x0 < 3 ? 3 : x1 - x0,
                 NROWS * PITCH, t->gap[g].len, t->gap[g].off);
         if (t->gap[g].pkt && t->gap[g].pkt != UINT64_MAX)
             fprintf(f, " (pkt %" PRIu64 ")", t->gap[g].pkt);
         fputs("</title></rect>\n", f);
     }
-    for (int r = 0; r < 4; r++)
-        tl_row(f, t, r, &rows[r]);
     tl_errors(f, t);
     tl_axis(f, t);
     fputs("</svg>\n", f);
