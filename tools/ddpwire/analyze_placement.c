@@ -17,6 +17,7 @@
 
 #include "analyze.h"
 #include "cli.h"
+#include "out_file.h"
 #include "svg.h"
 
 /* --svg: octets held over capture time, per direction (the first FIG_DIRS
@@ -284,6 +285,12 @@ int analyze_placement(int argc, char **argv)
         return r;
     if (!P.file) {
         fprintf(stderr, "ddpwire analyze placement: a capture FILE is required\n");
+        return 2;
+    }
+    const char *in[1] = {P.file};
+    if (P.svg && out_file_is_input(P.svg, in, 1)) {
+        fprintf(stderr, "ddpwire analyze placement: --svg %s is the capture: not overwritten\n",
+                P.svg);
         return 2;
     }
     dw_dissect_settings s;

@@ -14,15 +14,22 @@ static int same_file(const char *a, const char *b)
     return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
+int out_file_is_input(const char *path, const char *const *inputs, size_t ninputs)
+{
+    for (size_t i = 0; i < ninputs; i++)
+        if (inputs[i] && (!strcmp(inputs[i], path) || same_file(inputs[i], path)))
+            return 1;
+    return 0;
+}
+
 int out_file_open(out_file *o, const char *path, const char *const *inputs, size_t ninputs,
                   const char *who, const char *opt)
 {
     memset(o, 0, sizeof *o);
-    for (size_t i = 0; i < ninputs; i++)
-        if (inputs[i] && (!strcmp(inputs[i], path) || same_file(inputs[i], path))) {
-            fprintf(stderr, "%s: %s %s is an input: not overwritten\n", who, opt, path);
-            return -1;
-        }
+    if (out_file_is_input(path, inputs, ninputs)) {
+        fprintf(stderr, "%s: %s %s is an input: not overwritten\n", who, opt, path);
+        return -1;
+    }
     size_t n = strlen(path);
     o->path = strdup(path);
     o->tmp = malloc(n + 16);

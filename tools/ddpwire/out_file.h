@@ -13,6 +13,8 @@ typedef struct out_file {
     char *path, *tmp;
 } out_file;
 
+/* Whether path names one of the inputs (the same name or file). */
+int out_file_is_input(const char *path, const char *const *inputs, size_t ninputs);
 /* Refuses (-1, said on stderr with who and opt) when path names one of
  * the inputs; else creates the temporary file. 0 or -1. */
 int out_file_open(out_file *o, const char *path, const char *const *inputs, size_t ninputs,
