@@ -7,7 +7,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all demo check check-asan bench deps install clean
+.PHONY: all demo check check-asan bench figures deps install clean
 
 all: $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
@@ -36,6 +36,10 @@ bench: all
 	./$(BUILD)/tools/ddpwire/ddpwire bench crc
 	./$(BUILD)/tools/ddpwire/ddpwire bench mpa
 	./$(BUILD)/tools/ddpwire/ddpwire bench socket
+
+# docs/figures/*.svg from real runs (root measures over network namespaces).
+figures: all
+	bash scripts/figures.sh ./$(BUILD)/tools/ddpwire/ddpwire docs/figures
 
 # make install [PREFIX=/usr/local] [DESTDIR=/staging]: the library, headers,
 # CMake and pkg-config files, the tool, man pages and documents under PREFIX

@@ -58,6 +58,8 @@ wait "$LP"
 check "[ $? = 0 ]" "listen failed: $(cat "$T/lerr")"
 LP=""
 cap_stop "$T/c.pcap"
+# scripts/figures.sh keeps this capture for docs/figures/placement.svg
+[ -n "${DW_KEEP_CAPTURE:-}" ] && cp "$T/c.pcap" "$DW_KEEP_CAPTURE"
 "${ER[@]}" nft list ruleset | grep -o "counter packets [0-9]*" | sed "s/^/nft drops: /"
 check "cmp -s '$T/in' '$T/out'" "the listener's output differs from the input"
 check "[ '$CAP_DROPS' = 0 ]" "tcpdump dropped $CAP_DROPS packets"

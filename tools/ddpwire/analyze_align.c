@@ -20,6 +20,7 @@
 #include <ddpwire/mpa_sock.h>
 
 #include <errno.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
@@ -32,6 +33,7 @@
 #include "analyze.h"
 #include "analyze_net.h"
 #include "cli.h"
+#include "svg.h"
 
 enum { W_WORST, W_BULK, W_RR, W_N };
 enum { NV = 256 }; /* records per message at most */
@@ -40,6 +42,9 @@ static const char *const wname[W_N] = {"worst case", "bulk", "request/response"}
 typedef struct aopts {
     uint64_t emss, worst, bulk, rr, msg, req, resp;
     int measure;
+    const char *svg;                      /* --svg FILE */
+    double meas[W_N];                     /* measured MPA/TCP segments */
+    uint32_t meas_emss;
 } aopts;
 
 /* One workload, as both sides see it. */
@@ -59,7 +64,7 @@ typedef struct ares {
 static void help(void)
 {
     printf("usage: ddpwire analyze align [--emss N] [--worst N] [--bulk N] [--rr N]\n"
-           "         [--msg N] [--req N] [--resp N] [--measure]\n"
+           "         [--msg N] [--req N] [--resp N] [--measure] [--svg FILE]\n"
            "The analysis text's section 7.2: segments when every segment must hold\n"
            "whole FPDUs (MPA packed mode) versus plain TCP carrying the same octets.\n"
            "Worst case: --worst FPDUs (default 2000) of EMSS/2 + 1 octets (rounded up\n"
@@ -71,7 +76,9 @@ static void help(void)
            "namespaces (veth MTU 1500, offloads and timestamps off), segments counted\n"
            "in a capture; plain TCP writes 64 KiB at a time (request/response: one\n"
            "write per message, TCP_NODELAY). Exits 77 when this machine cannot\n"
-           "measure (not root, no network namespaces or veth).\n");
+           "measure (not root, no network namespaces or veth). --svg FILE: a figure\n"
+           "of MPA/TCP segments against EMSS (536..8960) per workload, with what\n"
+           "--measure measured.\n");
 }
 
 /* The worst case's ULPDU: an FPDU (without markers) of EMSS/2 + 1 rounded
@@ -515,7 +522,7 @@ static int measure_one(const an_net *net, acase *c, uint16_t port, ameas *m)
     return 0;
 }
 
-static int measure(const aopts *o)
+static int measure(aopts *o)
 {
     an_net net;
     int rc = an_net_up(&net, 1500, 0);
@@ -556,14 +563,63 @@ static int measure(const aopts *o)
             printf("  %-17s MPA/TCP segments: measured %.3fx, expected %.3fx (EMSS %u)\n", "",
                    (double)m[0].segs / (double)m[1].segs, (double)pred[0] / (double)pred[1],
                    m[0].emss);
+        if (!rc)
+            o->meas[w] = (double)m[0].segs / (double)m[1].segs, o->meas_emss = m[0].emss;
     }
     an_net_down(&net);
     return rc;
 }
 
+/* The figure: the rule's MPA/TCP segment ratio against EMSS for each
+ * workload, the text's 2x, and the measured ratios. */
+#define FIG_N 10
+static int figure(const aopts *o, const char *cmd)
+{
+    static const double em[FIG_N] = {536, 768, 1024, 1220, 1460, 2048, 3000, 4096, 6000, 8960};
+    static const int color[W_N] = {1, 0, 2};
+    static const char *meas_name[W_N] = {"measured, worst case (veth)", "measured, bulk (veth)",
+                                         "measured, request/response (veth)"};
+    acase cs[W_N] = {{W_WORST, 0, o->worst, 0, 0, 0},
+                     {W_BULK, 0, o->bulk, o->msg, 0, 0},
+                     {W_RR, 0, o->rr, 0, o->req, o->resp}};
+    double y[W_N][FIG_N], mx[1] = {o->meas_emss}, my[W_N][1];
+    svg_series s[2 * W_N];
+    size_t ns = 0;
+    for (int w = 0; w < W_N; w++) {
+        for (size_t i = 0; i < FIG_N; i++) {
+            uint64_t oct, m, p;
+            cs[w].plain = 0;
+            m = predict(&cs[w], (uint32_t)em[i], &oct);
+            cs[w].plain = 1;
+            p = predict(&cs[w], (uint32_t)em[i], &oct);
+            y[w][i] = p ? (double)m / (double)p : NAN;
+        }
+        s[ns++] = (svg_series){wname[w], em, y[w], FIG_N, SVG_LINE | SVG_POINTS, 0, color[w]};
+    }
+    for (int w = 0; o->measure && w < W_N; w++) {
+        my[w][0] = o->meas[w];
+        s[ns++] = (svg_series){meas_name[w], mx, my[w], 1, SVG_SQUARES, 0, color[w]};
+    }
+    svg_ref refs[2] = {{2.0, "text: worst case approaching 2x"}, {1.0, "plain TCP (1x)"}};
+    char note[320];
+    snprintf(note, sizeof note,
+             "Data segments, MPA packed mode (whole FPDUs per segment, markers and CRC) over "
+             "plain TCP carrying the same octets, both directions. Worst case: %llu FPDUs of "
+             "EMSS/2 + 1 octets; bulk: %llu messages of %llu octets; request/response: %llu x "
+             "(%llu + %llu octets). Lines: the rule's count.",
+             (unsigned long long)o->worst, (unsigned long long)o->bulk,
+             (unsigned long long)o->msg, (unsigned long long)o->rr, (unsigned long long)o->req,
+             (unsigned long long)o->resp);
+    svg_plot pl = {"Header alignment: segments, MPA over plain TCP (analysis text 7.2)",
+                   {"EMSS (octets; MTU less 40 for IPv4 and TCP headers)", 0, 9200, 0},
+                   {"data segments, MPA packed / plain TCP (x)", 0, 2.2, 0},
+                   s, ns, refs, 2, note, cmd};
+    return svg_plot_save(&pl, o->svg, NULL, 0, "ddpwire analyze align");
+}
+
 int analyze_align(int argc, char **argv)
 {
-    aopts o = {1460, 2000, 64, 500, 65536, 100, 8192, 0};
+    aopts o = {1460, 2000, 64, 500, 65536, 100, 8192, 0, NULL, {0}, 0};
     const cli_opt t[] = {
         CLI_FLAG("--measure", &o.measure),
         CLI_U64("--emss", &o.emss, 536, 9000),
@@ -573,6 +629,7 @@ int analyze_align(int argc, char **argv)
         CLI_U64("--msg", &o.msg, 1, 65536),
         CLI_U64("--req", &o.req, 1, 65536),
         CLI_U64("--resp", &o.resp, 1, 65536),
+        CLI_STR("--svg", &o.svg, "a file to write"),
     };
     int r = cli_parse(argc, argv, "ddpwire analyze align", help, t, CLI_N(t), NULL, NULL);
     if (r != CLI_GO)
@@ -582,5 +639,10 @@ int analyze_align(int argc, char **argv)
     print_prediction(&o, (uint32_t)o.emss);
     int rc = o.measure ? measure(&o) : 0;
     fflush(stdout);
+    if (!rc && o.svg) {
+        char *cmd = svg_command("ddpwire analyze", argc, argv);
+        rc = cmd && !figure(&o, cmd) ? 0 : 1;
+        free(cmd);
+    }
     return rc;
 }

@@ -27,9 +27,11 @@
 #include <ddpwire/mpa_seg.h>
 #include "analyze.h"
 #include "cli.h"
+#include "svg.h"
 
 typedef struct opts {
     uint64_t emss, fpdus, loss_ppm, reorder_ppm, cut_min, seed, max_conns;
+    const char *svg; /* --svg FILE */
 } opts;
 
 typedef struct stream {
@@ -55,7 +57,7 @@ typedef struct series {
 static void help(void)
 {
     printf("usage: ddpwire analyze buffers [--emss N] [--fpdus N] [--loss-ppm N]\n"
-           "         [--reorder-ppm N] [--cut-min N] [--seed N] [--max-conns N]\n"
+           "         [--reorder-ppm N] [--cut-min N] [--seed N] [--max-conns N] [--svg FILE]\n"
            "Receive buffering of header-aligned FPDUs versus FPDUs re-cut by a\n"
            "middlebox, under the same loss (analysis text section 7: BufferSizeAF\n"
            "versus BufferSizeNAF). Each connection sends --fpdus FPDUs of MULPDU\n"
@@ -63,7 +65,10 @@ static void help(void)
            "(default 10000: 1 %%) and sent again; the middlebox cuts segments of\n"
            "--cut-min (default EMSS/2) to EMSS octets. Prints the share of ULPDUs\n"
            "placed before their turn, peak octets held per connection, and the peak\n"
-           "total for 1, 100 and 10,000 connections interleaved (--max-conns limits).\n");
+           "total for 1, 100 and 10,000 connections interleaved (--max-conns limits).\n"
+           "--svg FILE: a figure of the peak held per connection against the loss rate\n"
+           "and against the reordering rate (0..5 %%), aligned and re-cut, for 100\n"
+           "connections (or --max-conns when fewer), with the text's 15 MB example.\n");
 }
 
 static int build(stream *s, uint32_t emss, size_t n)
@@ -197,7 +202,7 @@ static int measure(const opts *o, const stream *st, int middlebox, size_t nconn,
 int analyze_buffers_model(uint32_t emss, size_t fpdus, uint32_t loss_ppm, uint32_t reorder_ppm,
                           int middlebox, uint64_t seed, analyze_model *out)
 {
-    opts o = {emss, fpdus, loss_ppm, reorder_ppm, 0, seed, 1};
+    opts o = {emss, fpdus, loss_ppm, reorder_ppm, 0, seed, 1, NULL};
     stream st;
     res r;
     memset(out, 0, sizeof *out);
@@ -246,6 +251,7 @@ static int parse(int argc, char **argv, opts *o)
         NUM("--cut-min", cut_min, 1, 65535),
         NUM("--seed", seed, 0, UINT64_MAX),
         NUM("--max-conns", max_conns, 1, 100000),
+        CLI_STR("--svg", &o->svg, "a file to write"),
     };
     int r = cli_parse(argc, argv, "ddpwire analyze buffers", help, t, CLI_N(t), NULL, NULL);
     if (r == CLI_GO && o->cut_min > o->emss) {
@@ -304,9 +310,51 @@ static void report(const opts *o, const stream *st, const res *al, const res *mb
                (unsigned long long)bad);
 }
 
+/* The figure: peak octets held per connection against the loss rate (no
+ * reordering) and the reordering rate (no loss), aligned and re-cut. */
+#define FIG_N 7
+static int figure(const opts *o, const stream *st, const char *cmd)
+{
+    static const double rate[FIG_N] = {0, 0.25, 0.5, 1, 2, 3, 5}; /* percent */
+    size_t nconn = o->max_conns < 100 ? (size_t)o->max_conns : 100;
+    double y[2][2][FIG_N]; /* [loss/reorder][aligned/middlebox] */
+    for (int k = 0; k < 2; k++)
+        for (int mb = 0; mb < 2; mb++)
+            for (size_t i = 0; i < FIG_N; i++) {
+                opts c = *o;
+                res r;
+                c.loss_ppm = k ? 0 : (uint64_t)(rate[i] * 1e4);
+                c.reorder_ppm = k ? (uint64_t)(rate[i] * 1e4) : 0;
+                if (measure(&c, st, mb, nconn, 1u << 20, &r))
+                    return -1;
+                y[k][mb][i] = (double)r.total_peak / (double)nconn;
+            }
+    svg_series s[4] = {
+        {"re-cut by a middlebox, loss", rate, y[0][1], FIG_N, SVG_LINE | SVG_POINTS, 0, 1},
+        {"header-aligned, loss", rate, y[0][0], FIG_N, SVG_LINE | SVG_POINTS, 0, 0},
+        {"re-cut by a middlebox, reordering", rate, y[1][1], FIG_N, SVG_LINE | SVG_SQUARES, 1, 1},
+        {"header-aligned, reordering", rate, y[1][0], FIG_N, SVG_LINE | SVG_SQUARES, 1, 0}};
+    svg_ref refs[1] = {{(double)o->emss,
+                        "text: K1 x EMSS per connection, K1 = 1 (15 MB / 10,000 conns)"}};
+    char note[320];
+    snprintf(note, sizeof note,
+             "Network simulator into the MPA segment receiver: %zu connections interleaved, "
+             "%llu FPDUs of %u-octet ULPDUs each, EMSS %llu; the middlebox cuts %llu..%llu "
+             "octets; lost segments sent again; seed %llu. Peak of the total held, divided by "
+             "the connections.",
+             nconn, (unsigned long long)o->fpdus, st->ulpdu, (unsigned long long)o->emss,
+             (unsigned long long)(o->cut_min ? o->cut_min : o->emss / 2),
+             (unsigned long long)o->emss, (unsigned long long)o->seed);
+    svg_plot pl = {"Receive buffering: octets held per connection (analysis text section 7)",
+                   {"segments lost, or reordered (% of segments)", 0, 5.2, 0},
+                   {"peak octets held per connection (octets)", 0, 0, 0},
+                   s, 4, refs, 1, note, cmd};
+    return svg_plot_save(&pl, o->svg, NULL, 0, "ddpwire analyze buffers");
+}
+
 int analyze_buffers(int argc, char **argv)
 {
-    opts o = {1500, 32, 10000, 0, 0, 1, 10000};
+    opts o = {1500, 32, 10000, 0, 0, 1, 10000, NULL};
     int p = parse(argc, argv, &o);
     if (p != CLI_GO)
         return p;
@@ -329,6 +377,11 @@ int analyze_buffers(int argc, char **argv)
         report(&o, &st, al, mb, &al0, &mb0, nrow);
     else
         fprintf(stderr, "ddpwire analyze buffers: out of memory\n");
+    if (!rc && o.svg) {
+        char *cmd = svg_command("ddpwire analyze", argc, argv);
+        rc = !cmd || figure(&o, &st, cmd);
+        free(cmd);
+    }
     free(st.wire);
     free(st.info);
     return rc ? 1 : 0;

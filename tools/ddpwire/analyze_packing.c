@@ -19,6 +19,7 @@
 #include <ddpwire/mpa.h>
 #include <ddpwire/mpa_sock.h>
 
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@
 #include "analyze.h"
 #include "analyze_net.h"
 #include "cli.h"
+#include "svg.h"
 
 #define ULPDU_LEN (DW_DDP_TAGGED_HDR_LEN + 1u) /* one octet of DDP payload */
 #define MRK_INTVL 512.0
@@ -38,6 +40,8 @@
 typedef struct popts {
     uint64_t count;
     int measure, timestamps;
+    const char *svg; /* --svg FILE */
+    char *cmd;       /* the command, for the figure's caption */
 } popts;
 
 /* One measured case. */
@@ -45,6 +49,7 @@ typedef struct pcase {
     unsigned mtu, mss; /* mss 0: from the MTU */
     dw_mpa_seg_mode mode;
     uint64_t count;
+    size_t ulen; /* ULPDU octets: DDP header and payload */
 } pcase;
 
 typedef struct pres {
@@ -56,7 +61,7 @@ typedef struct pres {
 
 static void help(void)
 {
-    printf("usage: ddpwire analyze packing [--count N] [--measure] [--timestamps]\n"
+    printf("usage: ddpwire analyze packing [--count N] [--measure] [--timestamps] [--svg FILE]\n"
            "The analysis text's section 6 (\"No Packing\"): the minimum FPDU of 24\n"
            "octets and the segment count when each FPDU needs its own segment,\n"
            "about 60x on Ethernet (1460 octets) and 22x with 536-octet packets:\n"
@@ -67,7 +72,10 @@ static void help(void)
            "(no packing) versus packed mode, and counts data segments, pure ACKs\n"
            "and frame octets in a capture. TCP timestamps are off (EMSS = MSS as\n"
            "in the text) unless --timestamps. Exits 77 when this machine cannot\n"
-           "measure (not root, no network namespaces or veth).\n");
+           "measure (not root, no network namespaces or veth).\n"
+           "--svg FILE: a figure of segments per 1000 ULPDUs against ULPDU size,\n"
+           "packed and not (our packer's count); with --measure also measured at\n"
+           "1, 16, 64, 256 and 1024 octets of payload, segments and pure ACKs.\n");
 }
 
 /* Segments our packer uses for n ULPDUs of ulen octets (dw_sock_sendv's
@@ -195,14 +203,15 @@ static int client(void *arg, void *res, const an_ctx *c)
     dw_sock_opts so;
     dw_sock *s;
     size_t n_rec = (size_t)pc->count;
-    uint8_t *buf = malloc(n_rec * ULPDU_LEN);
+    size_t ulen = pc->ulen;
+    uint8_t *buf = malloc(n_rec * ulen);
     struct iovec *v = malloc(n_rec * sizeof *v);
     sock_opts(&so, pc->mode, &back);
     snprintf(port, sizeof port, "%u", c->port);
     an_netstat(r->ctr0);
     /* one ULPDU = one DDP message: its own 1-octet tagged Write */
     for (size_t i = 0; buf && v && i < n_rec; i++)
-        if (an_ddp_records(buf + i * ULPDU_LEN, ULPDU_LEN, v + i, 1, 1, ULPDU_LEN,
+        if (an_ddp_records(buf + i * ulen, ulen, v + i, 1, ulen - DW_DDP_TAGGED_HDR_LEN, ulen,
                            0x100 + (uint32_t)i) != 1)
             break;
     if (!buf || !v || dw_sock_connect(&s, AN_ADDR_B, port, &so, err, sizeof err)) {
@@ -244,7 +253,7 @@ static int measure_one(const an_net *net, pcase *pc, uint16_t port, pmeas *m)
     memset(&k, 0, sizeof k);
     if (an_run(net, port, server, client, pc, &sr, &cr, sizeof sr, &k))
         return 1;
-    if (sr.ulpdus != pc->count || sr.octets != pc->count * ULPDU_LEN) {
+    if (sr.ulpdus != pc->count || sr.octets != pc->count * pc->ulen) {
         fprintf(stderr, "ddpwire analyze packing: %llu ULPDUs arrived of %llu\n",
                 (unsigned long long)sr.ulpdus, (unsigned long long)pc->count);
         return 1;
@@ -267,7 +276,52 @@ static void print_row(const char *mode, const pmeas *m, uint64_t n, uint64_t pre
            (unsigned long long)m->maxp, (double)m->ns / 1e6);
 }
 
-static int measure(const popts *o)
+/* Measured points for the figure: per link and mode (aligned, packed),
+ * segments and pure ACKs per 1000 ULPDUs at each payload size. */
+#define FIG_SIZES 5
+static const size_t fig_payload[FIG_SIZES] = {1, 16, 64, 256, 1024};
+
+typedef struct pfig {
+    int have[2][FIG_SIZES];
+    double segs[2][2][FIG_SIZES], acks[2][2][FIG_SIZES];
+} pfig;
+
+static void fig_put(pfig *fg, size_t link, size_t k, const pmeas m[2], uint64_t n)
+{
+    fg->have[link][k] = 1;
+    for (int p = 0; p < 2; p++) {
+        fg->segs[link][p][k] = 1000.0 * (double)m[p].segs / (double)n;
+        fg->acks[link][p][k] = 1000.0 * (double)m[p].acks / (double)n;
+    }
+}
+
+/* --svg with --measure: the larger payloads, both modes (those that fit
+ * one segment of the link). */
+static int measure_sizes(const popts *o, const an_net *net, unsigned mss, size_t link,
+                         uint32_t emss, uint16_t *port, pfig *fg)
+{
+    int rc = 0;
+    for (size_t k = 1; !rc && k < FIG_SIZES; k++) {
+        size_t ulen = DW_DDP_TAGGED_HDR_LEN + fig_payload[k];
+        if (dw_mpa_fpdu_len(510, ulen, 1) > emss)
+            continue;
+        pmeas m[2];
+        for (int p = 0; !rc && p < 2; p++) {
+            pcase pc = {1500, mss, p ? DW_MPA_SEG_PACKED : DW_MPA_SEG_ALIGNED, o->count, ulen};
+            rc = measure_one(net, &pc, (*port)++, &m[p]);
+        }
+        if (rc)
+            break;
+        fig_put(fg, link, k, m, o->count);
+        printf("  payload %4zu: aligned %llu segments, %llu ACKs; packed %llu segments, %llu "
+               "ACKs\n", fig_payload[k], (unsigned long long)m[0].segs,
+               (unsigned long long)m[0].acks, (unsigned long long)m[1].segs,
+               (unsigned long long)m[1].acks);
+    }
+    return rc;
+}
+
+static int measure(const popts *o, pfig *fg)
 {
     static const struct {
         const char *name;
@@ -288,7 +342,7 @@ static int measure(const popts *o)
         pmeas m[2];
         for (int p = 0; !rc && p < 2; p++) {
             pcase pc = {1500, links[i].mss, p ? DW_MPA_SEG_PACKED : DW_MPA_SEG_ALIGNED,
-                        o->count};
+                        o->count, ULPDU_LEN};
             rc = measure_one(&net, &pc, port++, &m[p]);
         }
         if (rc)
@@ -312,25 +366,93 @@ static int measure(const popts *o)
                m[1].acks ? (double)m[0].acks / (double)m[1].acks : 0.0);
         printf("  frame octets (Ethernet header on), no packing / packing: %.2fx\n",
                m[1].octets ? (double)m[0].octets / (double)m[1].octets : 0.0);
+        fig_put(fg, i, 0, m, o->count);
+        if (o->svg)
+            rc = measure_sizes(o, &net, links[i].mss, i, m[0].emss, &port, fg);
     }
     an_net_down(&net);
     return rc;
 }
 
+/* The figure: our packer's segments per 1000 ULPDUs against payload size
+ * for both links, packed and not, the text's two ratios, and what was
+ * measured. */
+#define FIG_N 12
+static int figure(const popts *o, const pfig *fg)
+{
+    static const double emss[2] = {1460, 536};
+    static const double pay[FIG_N] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 768, 1024};
+    double x[FIG_N], y[2][2][FIG_N], mx[FIG_SIZES], my[2][2][2][FIG_SIZES];
+    svg_series s[12];
+    size_t ns = 0;
+    static const char *model_name[2][2] = {
+        {"not packed, EMSS 1460 (our packer)", "packed, EMSS 1460 (our packer)"},
+        {"not packed, EMSS 536 (our packer)", "packed, EMSS 536 (our packer)"}};
+    for (size_t l = 0; l < 2; l++)
+        for (int p = 0; p < 2; p++) {
+            for (size_t i = 0; i < FIG_N; i++) {
+                size_t ulen = DW_DDP_TAGGED_HDR_LEN + (size_t)pay[i];
+                uint64_t oct, segs = pack_segments(1000, ulen, (uint32_t)emss[l], p, &oct);
+                x[i] = pay[i];
+                y[l][p][i] = dw_mpa_fpdu_len(510, ulen, 1) > emss[l] ? NAN : (double)segs;
+            }
+            s[ns++] = (svg_series){model_name[l][p], x, y[l][p], FIG_N, SVG_LINE, !p,
+                                   (int)l};
+        }
+    static const char *meas_name[2][2] = {
+        {"measured segments, MTU 1500", "measured pure ACKs, MTU 1500"},
+        {"measured segments, MSS 536", "measured pure ACKs, MSS 536"}};
+    for (size_t k = 0; k < FIG_SIZES; k++)
+        mx[k] = (double)fig_payload[k];
+    for (size_t l = 0; o->measure && l < 2; l++)
+        for (int a = 0; a < 2; a++) {
+            /* both modes in one series: the points sit on their lines */
+            for (size_t k = 0; k < FIG_SIZES; k++)
+                for (int p = 0; p < 2; p++)
+                    my[l][a][p][k] = fg->have[l][k] ? (a ? fg->acks : fg->segs)[l][p][k] : NAN;
+            for (int p = 0; p < 2; p++)
+                s[ns++] = (svg_series){p ? "" : meas_name[l][a], mx, my[l][a][p], FIG_SIZES,
+                                       a ? SVG_SQUARES : SVG_POINTS, 0, (int)l};
+        }
+    svg_ref refs[2] = {{1000.0 / 60, "text: 60x fewer segments packed, EMSS 1460"},
+                       {1000.0 / 22, "text: 22x fewer packed, EMSS 536"}};
+    svg_plot pl = {"Packing: segments per 1000 ULPDUs (analysis text section 6)",
+                   {"DDP payload per ULPDU (octets; 14-octet tagged header on top)", 1, 1100, 1},
+                   {"segments (or pure ACKs) per 1000 ULPDUs", 0, 0, 1},
+                   s, ns, refs, 2,
+                   o->measure ? "Lines: our packer's count (whole FPDUs with markers and CRC, "
+                                "a segment closed when the next FPDU would not fit). Points: "
+                                "measured over real TCP between two namespaces (veth MTU 1500, "
+                                "then MSS 536), both modes at each size."
+                              : "Lines: our packer's count (whole FPDUs with markers and CRC, "
+                                "a segment closed when the next FPDU would not fit); run "
+                                "with --measure for measured segments and ACKs.",
+                   o->cmd};
+    return svg_plot_save(&pl, o->svg, NULL, 0, "ddpwire analyze packing");
+}
+
 int analyze_packing(int argc, char **argv)
 {
-    popts o = {20000, 0, 0};
+    popts o = {20000, 0, 0, NULL, NULL};
     const cli_opt t[] = {
         CLI_U64("--count", &o.count, 1, 1000000),
         CLI_FLAG("--measure", &o.measure),
         CLI_FLAG("--timestamps", &o.timestamps),
+        CLI_STR("--svg", &o.svg, "a file to write"),
     };
     int rc = cli_parse(argc, argv, "ddpwire analyze packing", help, t, CLI_N(t), NULL, NULL);
     if (rc != CLI_GO)
         return rc;
+    pfig fg;
+    memset(&fg, 0, sizeof fg);
     rc = print_formulas(&o);
     if (!rc && o.measure)
-        rc = measure(&o);
+        rc = measure(&o, &fg);
     fflush(stdout);
+    if (!rc && o.svg) {
+        o.cmd = svg_command("ddpwire analyze", argc, argv);
+        rc = o.cmd && !figure(&o, &fg) ? 0 : 1;
+        free(o.cmd);
+    }
     return rc;
 }

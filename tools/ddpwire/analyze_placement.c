@@ -12,10 +12,27 @@
 #include <inttypes.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze.h"
 #include "cli.h"
+#include "out_file.h"
+#include "svg.h"
+
+/* --svg: octets held over capture time, per direction (the first FIG_DIRS
+ * with placement), sampled after every packet when they change. */
+#define FIG_DIRS 8
+#define FIG_FLOWS 64
+#define FIG_MAXPTS (1u << 20)
+
+typedef struct fig_series {
+    uint64_t flow;
+    int dir;
+    size_t n, cap;
+    double *t, *held;
+    uint64_t last;
+} fig_series;
 
 typedef struct pl {
     int json;
@@ -23,19 +40,27 @@ typedef struct pl {
     uint64_t store;
     int mpa_port;
     uint64_t dirs, errors;
+    const char *svg;
+    const dw_flow *live[FIG_FLOWS]; /* flows being sampled */
+    fig_series fs[FIG_DIRS];
+    size_t nfs;
+    double t0, now;
+    int nomem;
 } pl;
 
 static void help(void)
 {
-    printf("usage: ddpwire analyze placement [--json] [--store N] [--mpa-start PORT] FILE\n"
+    printf("usage: ddpwire analyze placement [--json] [--store N] [--mpa-start PORT]\n"
+           "         [--svg FILE] FILE\n"
            "For every MPA direction of the capture whose start is known before its data\n"
            "(RFC 5044 frames, or --mpa-start PORT), feeds its TCP segments in capture\n"
            "order to an MPA segment receiver (--store octets of out-of-order store,\n"
            "default 1M): ULPDUs placed on arrival before their turn, octets held (peak,\n"
            "mean); and analyze buffers' model for the same EMSS, loss (segments sent\n"
            "again) and reordering (segments out of order), aligned or re-cut as the\n"
-           "capture's FPDUs were. Exit 0, 1 when the receiver reported an MPA error,\n"
-           "2 usage, 4 no MPA direction to analyse.\n");
+           "capture's FPDUs were. --svg FILE: a figure of the octets held against the\n"
+           "capture's time, per direction (the first 8). Exit 0, 1 when the receiver\n"
+           "reported an MPA error, 2 usage, 4 no MPA direction to analyse.\n");
 }
 
 static double pct(uint64_t a, uint64_t b)
@@ -90,11 +115,131 @@ static void one_dir(pl *P, const dw_flow *f, const dw_dissect_dir *d)
                pct(m.early, m.ulpdus), m.held_peak);
 }
 
+/* The series of a direction, made when there is room; NULL if none. */
+static fig_series *fig_of(pl *P, const dw_flow *f, int k)
+{
+    for (size_t i = 0; i < P->nfs; i++)
+        if (P->fs[i].flow == f->id && P->fs[i].dir == k)
+            return &P->fs[i];
+    if (P->nfs == FIG_DIRS)
+        return NULL;
+    fig_series *s = &P->fs[P->nfs++];
+    memset(s, 0, sizeof *s);
+    s->flow = f->id, s->dir = k;
+    return s;
+}
+
+static void fig_add(pl *P, fig_series *s, double t, uint64_t held)
+{
+    if (s->n && s->last == held)
+        return;
+    if (s->n == s->cap) {
+        size_t c = s->cap ? s->cap * 2 : 1024;
+        double *a = c <= FIG_MAXPTS ? realloc(s->t, c * sizeof *a) : NULL;
+        double *b = a ? realloc(s->held, c * sizeof *b) : NULL;
+        if (a)
+            s->t = a;
+        if (!b) { /* full (or no memory): the figure ends here, said below */
+            P->nomem = 1;
+            return;
+        }
+        s->held = b, s->cap = c;
+    }
+    /* a step: the previous value up to now, then the new one */
+    if (s->n && s->n + 1 < s->cap) {
+        s->t[s->n] = t, s->held[s->n] = (double)s->last;
+        s->n++;
+    }
+    s->t[s->n] = t, s->held[s->n] = (double)held;
+    s->n++;
+    s->last = held;
+}
+
+static void fig_sample(pl *P, const dw_flow *f)
+{
+    for (int k = 0; k < 2; k++) {
+        dw_dissect_dir_stats st;
+        dw_dissect_dir_stats_get(dw_dissect_flow_dir(f, k), &st);
+        fig_series *s = st.placement ? fig_of(P, f, k) : NULL;
+        if (s)
+            fig_add(P, s, P->now - P->t0, st.seg.held);
+    }
+}
+
+static void on_flow_start(dw_dissect *D, const dw_flow *f, void *u)
+{
+    (void)D;
+    pl *P = u;
+    for (size_t i = 0; P->svg && i < FIG_FLOWS; i++)
+        if (!P->live[i]) {
+            P->live[i] = f;
+            return;
+        }
+}
+
 static void on_flow_end(dw_dissect *D, const dw_flow *f, void *u)
 {
     (void)D;
+    pl *P = u;
+    for (size_t i = 0; P->svg && i < FIG_FLOWS; i++)
+        if (P->live[i] == f) {
+            fig_sample(P, f);
+            P->live[i] = NULL;
+        }
     for (int k = 0; k < 2; k++)
         one_dir(u, f, dw_dissect_flow_dir(f, k));
+}
+
+/* At most two points (the lowest and highest) per 1/1000 of the time
+ * axis, in place: the figure is bounded by its pixels, not the capture. */
+static void fig_thin(fig_series *s, double tmax)
+{
+    size_t out = 0;
+    for (size_t i = 0; i < s->n;) {
+        long b = tmax > 0 ? (long)(s->t[i] / tmax * 1000.0) : 0;
+        size_t lo = i, hi = i, j = i;
+        for (; j < s->n && (tmax > 0 ? (long)(s->t[j] / tmax * 1000.0) : 0) == b; j++) {
+            lo = s->held[j] < s->held[lo] ? j : lo;
+            hi = s->held[j] > s->held[hi] ? j : hi;
+        }
+        size_t a = lo < hi ? lo : hi, c = lo < hi ? hi : lo;
+        s->t[out] = s->t[a], s->held[out++] = s->held[a];
+        if (c != a)
+            s->t[out] = s->t[c], s->held[out++] = s->held[c];
+        i = j;
+    }
+    s->n = out;
+}
+
+static int figure(pl *P, const char *cmd)
+{
+    double tmax = 0;
+    for (size_t i = 0; i < P->nfs; i++)
+        if (P->fs[i].n && P->fs[i].t[P->fs[i].n - 1] > tmax)
+            tmax = P->fs[i].t[P->fs[i].n - 1];
+    for (size_t i = 0; i < P->nfs; i++)
+        fig_thin(&P->fs[i], tmax);
+    svg_series s[FIG_DIRS];
+    char names[FIG_DIRS][48];
+    for (size_t i = 0; i < P->nfs; i++) {
+        snprintf(names[i], sizeof names[i], "flow %llu %s", (unsigned long long)P->fs[i].flow,
+                 P->fs[i].dir ? "s2c" : "c2s");
+        s[i] = (svg_series){names[i], P->fs[i].t, P->fs[i].held, P->fs[i].n, SVG_LINE, 0,
+                            (int)i};
+    }
+    char note[400];
+    snprintf(note, sizeof note,
+             "The capture's MPA directions fed segment by segment, in capture order, to an "
+             "MPA-aware receiver (dw_mpa_seg, %llu octets of store): octets it holds (store "
+             "plus the partial in-order FPDU) after each packet. Capture: %s.%s",
+             (unsigned long long)P->store, P->file,
+             P->nomem ? " Cut short: more points than the figure keeps." : "");
+    svg_plot p = {"Placement: octets an MPA-aware receiver holds over the capture",
+                  {"capture time (s, from the first packet)", 0, tmax > 0 ? tmax * 1.02 : 1, 0},
+                  {"octets held (octets)", 0, 0, 0},
+                  s, P->nfs, NULL, 0, note, cmd};
+    const char *in[1] = {P->file};
+    return svg_plot_save(&p, P->svg, in, 1, "ddpwire analyze placement");
 }
 
 static int read_file(pl *P, dw_dissect *D)
@@ -108,20 +253,31 @@ static int read_file(pl *P, dw_dissect *D)
     unsigned lt = (unsigned)pcap_datalink(pc);
     struct pcap_pkthdr *h;
     const u_char *p;
-    while (pcap_next_ex(pc, &h, &p) == 1)
+    int first = 1;
+    while (pcap_next_ex(pc, &h, &p) == 1) {
+        P->now = (double)h->ts.tv_sec + (double)h->ts.tv_usec / 1e6;
+        if (first)
+            P->t0 = P->now, first = 0;
         dw_dissect_packet(D, lt, 0, p, h->caplen, h->len);
+        for (size_t i = 0; P->svg && i < FIG_FLOWS; i++)
+            if (P->live[i])
+                fig_sample(P, P->live[i]);
+    }
     pcap_close(pc);
     return 0;
 }
 
 int analyze_placement(int argc, char **argv)
 {
-    pl P = {0, NULL, 1u << 20, 0, 0, 0};
+    static pl P;
+    memset(&P, 0, sizeof P);
+    P.store = 1u << 20;
     uint64_t port = 0;
     const cli_opt t[] = {
         CLI_FLAG("--json", &P.json),
         CLI_U64("--store", &P.store, 0, 1u << 30),
         CLI_U64("--mpa-start", &port, 1, 65535),
+        CLI_STR("--svg", &P.svg, "a file to write"),
         CLI_ARG(&P.file),
     };
     int r = cli_parse(argc, argv, "ddpwire analyze placement", help, t, CLI_N(t), NULL, NULL);
@@ -131,6 +287,12 @@ int analyze_placement(int argc, char **argv)
         fprintf(stderr, "ddpwire analyze placement: a capture FILE is required\n");
         return 2;
     }
+    const char *in[1] = {P.file};
+    if (P.svg && out_file_is_input(P.svg, in, 1)) {
+        fprintf(stderr, "ddpwire analyze placement: --svg %s is the capture: not overwritten\n",
+                P.svg);
+        return 2;
+    }
     dw_dissect_settings s;
     dw_dissect_settings_default(&s);
     s.placement = 1;
@@ -138,7 +300,7 @@ int analyze_placement(int argc, char **argv)
     s.mode = DW_DISSECT_MPA;
     if (port)
         s.mpa_port = (int)port;
-    dw_dissect_callbacks cb = {.on_flow_end = on_flow_end};
+    dw_dissect_callbacks cb = {.on_flow_start = on_flow_start, .on_flow_end = on_flow_end};
     dw_dissect *D;
     if (dw_dissect_new(&D, &s, &cb, &P)) {
         fprintf(stderr, "ddpwire analyze placement: out of memory\n");
@@ -150,7 +312,14 @@ int analyze_placement(int argc, char **argv)
     if (!rc && !P.dirs) {
         fprintf(stderr, "ddpwire analyze placement: no MPA direction whose start was seen "
                         "before its data in %s\n", P.file);
-        return 4;
+        rc = 4;
     }
+    if (!rc && P.svg) {
+        char *cmd = svg_command("ddpwire analyze", argc, argv);
+        rc = !cmd || figure(&P, cmd) ? 1 : 0;
+        free(cmd);
+    }
+    for (size_t i = 0; i < P.nfs; i++)
+        free(P.fs[i].t), free(P.fs[i].held);
     return rc ? rc : P.errors ? 1 : 0;
 }

@@ -33,6 +33,8 @@ static void help(void)
         "  -c COUNT             stop after COUNT packets\n"
         "  -w FILE              write the packets read to FILE (pcap); never an input\n"
         "  --only-errors        with -w: only the packets that errors name\n"
+        "  --report FILE.html   also a self-contained HTML report: verdict, connections,\n"
+        "                       a timeline per direction; never an input, never cut\n"
         "  -v, -V               one line per FPDU, frame and event (default: per flow)\n"
         "  -q                   only the final summary (JSON: flows and summary)\n"
         "  --json               JSON lines (docs/DUMP.md)\n"
@@ -45,8 +47,8 @@ static void help(void)
         "  --max-flows N        connections tracked at once (default 256)\n"
         "  --store BYTES        out-of-order octets held per direction (default 262144)\n"
         "  --no-progress        no progress line on a terminal\n"
-        "exit: 0 all correct, 1 protocol errors, 2 usage error or a source that cannot be\n"
-        "      read as a capture, 3 capture incomplete (gaps, cut by the snap length or\n"
+        "exit: 0 all correct, 1 protocol errors, 2 usage error, a source that cannot be\n"
+        "      read as a capture or a report that cannot be written, 3 capture incomplete (gaps, cut by the snap length or\n"
         "      inside a packet, ends inside a frame), 4 nothing checked (no TCP data or\n"
         "      IPoIB frame: unsupported link type, a filter that matched nothing)\n");
 }
@@ -184,6 +186,7 @@ static int parse(dump_opts *o, int argc, char **argv)
         CLI_FN("-f", o, set_filter_opt),
         CLI_STR("-w", &o->write, "a file to write"),
         CLI_FLAG("--only-errors", &o->only_errors),
+        CLI_STR("--report", &o->report, "a file to write"),
         CLI_U64("-c", &o->count, 1, UINT64_MAX),
         CLI_FN("--mpa-start", &o->ds, parse_mpa_start),
         CLI_FN("--framing", &o->ds, parse_framing),
@@ -255,6 +258,8 @@ int cmd_dump(int argc, char **argv)
     if (r != CLI_GO)
         return r;
     D.out = stdout;
+    if (D.o.report && html_open(&D, argc, argv))
+        return 2;
     if (dump_open(&D)) {
         fprintf(stderr, "ddpwire dump: out of memory\n");
         return 1;
@@ -270,6 +275,9 @@ int cmd_dump(int argc, char **argv)
     int status = rerr ? 2 : status_of(&D);
     if (!rerr || t.packets)
         out_summary(&D, status);
+    /* no report on half a capture; one that cannot be written is removed */
+    if (html_close(&D, status, !rerr) && !rerr)
+        status = 2;
     dw_dissect_del(D.ds);
     return status;
 }

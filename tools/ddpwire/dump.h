@@ -24,15 +24,18 @@ typedef struct dump_opts {
     char filter[1024];       /* -f or trailing words: BPF */
     const char *write;       /* -w: packets out */
     int only_errors;         /* --only-errors: -w keeps the packets errors name */
+    const char *report;      /* --report: an HTML page */
 } dump_opts;
 
 struct dump_writer;
+struct dump_html;
 
 typedef struct dump {
     dump_opts o;
     FILE *out;
     dw_dissect *ds;
     struct dump_writer *w;   /* -w, or NULL */
+    struct dump_html *html;  /* --report, or NULL */
     uint64_t ipoib;          /* IPoIB frames decoded */
     uint64_t read;           /* packets read */
     const char *incomplete;  /* why the capture itself is incomplete, or NULL */
@@ -62,5 +65,32 @@ void dump_write_close(dump *P);
 void out_ipoib(dump *P, const dw_dissect_ipoib *ip);
 void out_flow(dump *P, const dw_flow *f);
 void out_summary(dump *P, int status);
+const char *dump_verdict(int status);
+/* Sender rules a peer broke with the framing intact (docs/DUMP.md): the
+ * ones broken, into out[3]. */
+typedef struct peer_rule {
+    const char *key, *text;
+    uint64_t count;
+} peer_rule;
+size_t peer_rules(const dw_mpa_check_stats *ms, peer_rule *out);
+
+/* dump_html.c: --report FILE (each a no-op without one). html_open makes
+ * the file's temporary (never an input, nor -w's file): 0, or -1 said;
+ * html_close writes the page and renames it into place (write 1), or
+ * removes it: 0, or -1 when it could not be written (said, removed). */
+int html_open(dump *P, int argc, char **argv);
+void html_flow_start(dump *P, const dw_flow *f);
+void html_flow_end(dump *P, const dw_flow *f);
+int html_segment(dump *P, unsigned linktype, const uint8_t *frame, size_t caplen);
+void html_fpdu(dump *P, const dw_dissect_dir *d, uint64_t off, uint32_t seq, uint32_t len,
+               int aligned, const dw_mpa_check_marker *mk, size_t nmk);
+/* An event as dump prints it (line: its words after "flow N dir "):
+ * errors are counted and listed; reasm: a reassembly event. */
+void html_event(dump *P, const dw_dissect_dir *d, const char *kind, uint64_t off, uint32_t seq,
+                uint64_t pkt, int error, int reasm, const char *line);
+void html_gap(dump *P, const dw_dissect_dir *d, uint64_t off, uint32_t seq, uint64_t len,
+              uint64_t pkt);
+void html_global(dump *P, const char *line);
+int html_close(dump *P, int status, int write);
 
 #endif

@@ -10,6 +10,7 @@
 #include <ddpwire/rdmap.h>
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,6 +132,7 @@ static void on_fpdu(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_check_f
     dump *P = u;
     FILE *f = P->out;
     char ddp[192];
+    html_fpdu(P, d, fp->offset, fp->seq, fp->fpdu_len, fp->aligned, mk, nmk);
     if (P->o.quiet)
         return;
     ddp_line(ddp, sizeof ddp, msg);
@@ -225,13 +227,47 @@ typedef struct ev_line {
     uint32_t seq;
     uint64_t pkt, len;
     const char *detail;
+    int reasm; /* a reassembly event */
 } ev_line;
+
+/* Appends to b (cap octets, *n used), cut at the end. */
+static void app(char *b, size_t cap, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void app(char *b, size_t cap, size_t *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (*n < cap) {
+        int k = vsnprintf(b + *n, cap - *n, fmt, ap);
+        *n += k > 0 ? (size_t)k : 0;
+    }
+    va_end(ap);
+}
+
+/* An event's text line after "flow N dir " (the report shows it too). */
+static void ev_text(char *b, size_t cap, const dw_dissect_dir *d, const ev_line *e, int error)
+{
+    size_t n = 0;
+    app(b, cap, &n, "%s%s", error ? "ERROR " : "", e->kind);
+    if (e->code)
+        app(b, cap, &n, " (%s error %d)", d->framing == DW_DISSECT_FOUND_IFT ? "IFT" : "MPA",
+            e->code);
+    app(b, cap, &n, " at offset %" PRIu64 " seq %u", e->offset, (unsigned)e->seq);
+    if (e->pkt && e->pkt != UINT64_MAX)
+        app(b, cap, &n, " pkt %" PRIu64, e->pkt);
+    app(b, cap, &n, "%s%s", e->detail && *e->detail ? ": " : "", e->detail ? e->detail : "");
+}
 
 static void out_event(dump *P, const dw_dissect_dir *d, const ev_line *e, int error)
 {
     FILE *f = P->out;
+    char line[1024];
     if (error && e->pkt && e->pkt != UINT64_MAX)
         dump_mark(P, e->pkt);
+    if (P->html && (error || e->reasm)) {
+        ev_text(line, sizeof line, d, e, error);
+        html_event(P, d, e->kind, e->offset, e->seq, e->pkt, error, e->reasm, line);
+    }
     if (P->o.quiet)
         return;
     if (P->o.json) {
@@ -245,13 +281,8 @@ static void out_event(dump *P, const dw_dissect_dir *d, const ev_line *e, int er
     }
     if (error ? !dump_text_error(P, d) : !P->o.verbose)
         return;
-    fprintf(dump_text_line(P, d), "%s%s", error ? "ERROR " : "", e->kind);
-    if (e->code)
-        fprintf(f, " (%s error %d)", d->framing == DW_DISSECT_FOUND_IFT ? "IFT" : "MPA", e->code);
-    fprintf(f, " at offset %" PRIu64 " seq %u", e->offset, (unsigned)e->seq);
-    if (e->pkt && e->pkt != UINT64_MAX)
-        fprintf(f, " pkt %" PRIu64, e->pkt);
-    fprintf(f, "%s%s\n", e->detail && *e->detail ? ": " : "", e->detail ? e->detail : "");
+    ev_text(line, sizeof line, d, e, error);
+    fprintf(dump_text_line(P, d), "%s\n", line);
 }
 
 static void on_mpa_event(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_check_event *ev,
@@ -263,9 +294,11 @@ static void on_mpa_event(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_ch
         out_startup(P, d, ev);
         return;
     }
+    if (ev->kind == DW_MPA_CHECK_EV_GAP)
+        html_gap(P, d, ev->offset, ev->seq, ev->len, ev->pkt);
     int error = dw_dissect_mpa_verdict(ev, sev) != DW_DISSECT_INFO;
     ev_line e = {dw_mpa_check_event_name(ev->kind), (int)ev->code, ev->offset, ev->seq,
-                 ev->pkt, ev->len, ev->detail};
+                 ev->pkt, ev->len, ev->detail, 0};
     out_event(P, d, &e, error);
 }
 
@@ -278,7 +311,8 @@ static void on_reasm_event(dw_dissect *D, const dw_dissect_dir *d, const dw_reas
         return; /* milestones every connection has */
     snprintf(detail, sizeof detail, "segment seq %u, %u octets", (unsigned)ev->seq,
              (unsigned)ev->len);
-    ev_line e = {dw_reasm_event_name(ev->kind), 0, ev->offset, ev->seq, ev->pkt, ev->len, detail};
+    ev_line e = {dw_reasm_event_name(ev->kind), 0, ev->offset, ev->seq, ev->pkt, ev->len, detail,
+                 1};
     out_event(u, d, &e, dw_dissect_reasm_verdict(sev) != DW_DISSECT_INFO);
 }
 
@@ -288,7 +322,8 @@ static void on_gap(dw_dissect *D, const dw_dissect_dir *d, const dw_reasm_gap *g
     char detail[96];
     snprintf(detail, sizeof detail, "%" PRIu64 " octets %s", g->len,
              g->kind == DW_REASM_GAP_SNAPLEN ? "cut by the snap length" : "not in the capture");
-    ev_line e = {"gap", 0, g->offset, g->seq, g->pkt, g->len, detail};
+    ev_line e = {"gap", 0, g->offset, g->seq, g->pkt, g->len, detail, 0};
+    html_gap(u, d, g->offset, g->seq, g->len, g->pkt);
     out_event(u, d, &e, 1);
 }
 
@@ -304,6 +339,7 @@ static void on_ift_frame(dw_dissect *D, const dw_dissect_dir *d, const dw_ift_ch
     dump *P = u;
     FILE *f = P->out;
     char ddp[192];
+    html_fpdu(P, d, fr->offset, fr->seq, fr->frame_len, fr->aligned, NULL, 0);
     if (P->o.quiet)
         return;
     ddp_line(ddp, sizeof ddp, msg);
@@ -338,7 +374,9 @@ static void on_ift_event(dw_dissect *D, const dw_dissect_dir *d, const dw_ift_ch
 {
     (void)D;
     ev_line e = {dw_ift_check_event_name(ev->kind), (int)ev->code, ev->offset, ev->seq,
-                 ev->pkt, ev->len, ev->detail};
+                 ev->pkt, ev->len, ev->detail, 0};
+    if (ev->kind == DW_IFT_CHECK_EV_GAP)
+        html_gap(u, d, ev->offset, ev->seq, ev->len, ev->pkt);
     out_event(u, d, &e, dw_dissect_ift_verdict(ev, sev) != DW_DISSECT_INFO);
 }
 
@@ -348,8 +386,18 @@ static void on_tcpopt(dw_dissect *D, const dw_dissect_dir *d, const dw_dissect_t
     (void)D;
     dump *P = u;
     const dw_tcpopt *t = &o->found.opt;
-    if (!o->valid)
+    char line[512];
+    snprintf(line, sizeof line,
+             "%sTCP RDMA option pkt %" PRIu64 " len %u A=%u U=%u RID 0x%012" PRIx64
+             " buffer offset %u data %u+%u total %u%s%s",
+             o->valid ? "" : "ERROR ", o->pkt, (unsigned)t->len, (unsigned)t->a, (unsigned)t->u,
+             t->rid, (unsigned)t->buffer_offset, (unsigned)t->data_offset,
+             (unsigned)t->data_length, (unsigned)t->total_length, o->valid ? "" : ": ",
+             o->valid ? "" : dw_tcpopt_reason_str(o->reason));
+    if (!o->valid) {
         dump_mark(P, o->pkt);
+        html_event(P, d, "tcpopt", UINT64_MAX, 0, o->pkt, 1, 0, line);
+    }
     if (P->o.quiet)
         return;
     if (P->o.json) {
@@ -363,13 +411,7 @@ static void on_tcpopt(dw_dissect *D, const dw_dissect_dir *d, const dw_dissect_t
         out_json_str(P->out, o->valid ? "" : dw_tcpopt_reason_str(o->reason));
         fputs("}\n", P->out);
     } else if (P->o.verbose || (!o->valid && dump_text_error(P, d))) {
-        fprintf(dump_text_line(P, d),
-                "%sTCP RDMA option pkt %" PRIu64 " len %u A=%u U=%u RID 0x%012" PRIx64
-                " buffer offset %u data %u+%u total %u%s%s\n",
-                o->valid ? "" : "ERROR ", o->pkt, (unsigned)t->len, (unsigned)t->a,
-                (unsigned)t->u, t->rid, (unsigned)t->buffer_offset, (unsigned)t->data_offset,
-                (unsigned)t->data_length, (unsigned)t->total_length, o->valid ? "" : ": ",
-                o->valid ? "" : dw_tcpopt_reason_str(o->reason));
+        fprintf(dump_text_line(P, d), "%s\n", line);
     }
 }
 
@@ -378,7 +420,7 @@ static void on_rdma_event(dw_dissect *D, const dw_dissect_dir *d, const dw_rdma_
 {
     (void)D;
     ev_line e = {dw_rdma_check_event_name(ev->kind), 0, ev->offset, ev->seq, ev->pkt, 0,
-                 ev->detail};
+                 ev->detail, 0};
     out_event(u, d, &e, ev->error);
 }
 
@@ -387,21 +429,27 @@ static void on_ipoib(dw_dissect *D, const dw_dissect_ipoib *ip, void *u)
     (void)D;
     dump *P = u;
     P->ipoib++;
-    if (ip->is_arp && !ip->arp_ok)
+    if (ip->is_arp && !ip->arp_ok) {
+        char line[96];
+        snprintf(line, sizeof line, "pkt %" PRIu64 " ERROR malformed IPoIB ARP", ip->pkt);
         dump_mark(P, ip->pkt);
+        html_global(P, line);
+    }
     if (!P->o.quiet)
         out_ipoib(P, ip);
 }
 
 static void on_flow_start(dw_dissect *D, const dw_flow *f, void *u)
 {
-    (void)D, (void)u;
+    (void)D;
     dw_dissect_flow_set_app(f, calloc(1, sizeof(dump_app)));
+    html_flow_start(u, f);
 }
 
 static void on_flow_end(dw_dissect *D, const dw_flow *f, void *u)
 {
     (void)D;
+    html_flow_end(u, f);
     out_flow(u, f);
     free(dw_dissect_flow_app(f));
     dw_dissect_flow_set_app(f, NULL);

@@ -200,7 +200,10 @@ static int read_source(dump *P, pcap_t *pc, const char *name, progress *pg)
             continue; /* live: timeout */
         uint64_t t = (uint64_t)h->ts.tv_sec * 1000000u + (uint64_t)h->ts.tv_usec;
         w_packet(P, h, p, ++P->read); /* before: its own errors may mark it */
+        int drawn = html_segment(P, (unsigned)lt, p, h->caplen);
         uint64_t n = dw_dissect_packet(P->ds, lt, t, p, h->caplen, h->len);
+        if (!drawn)
+            html_segment(P, (unsigned)lt, p, h->caplen);
         if (P->o.count && n >= P->o.count)
             return 1;
         if ((n & 255) == 0)

@@ -116,12 +116,7 @@ static double rate(uint64_t a, uint64_t b)
 }
 
 /* Sender rules a peer broke with the framing intact (docs/DUMP.md). */
-typedef struct peer_rule {
-    const char *key, *text;
-    uint64_t count;
-} peer_rule;
-
-static size_t peer_rules(const dw_mpa_check_stats *ms, peer_rule *out)
+size_t peer_rules(const dw_mpa_check_stats *ms, peer_rule *out)
 {
     const peer_rule all[] = {
         {"ulpdu_above_64768", "sends ULPDUs above 64768 (MPA 5.2)", ms->oversize},
@@ -309,7 +304,7 @@ void out_flow(dump *P, const dw_flow *fl)
     text_dir(P->out, b, s);
 }
 
-static const char *verdict(int status)
+const char *dump_verdict(int status)
 {
     switch (status) {
     case 0:
@@ -334,7 +329,7 @@ void out_summary(dump *P, int status)
                         ",\"flows\":%" PRIu64 ",\"protocol_errors\":%" PRIu64
                         ",\"incomplete\":%" PRIu64 ",\"exit\":%d,\"verdict\":\"%s\",\"reason\":",
                 t.packets, t.tcp_packets, t.flows_seen, t.protocol_errors, t.incomplete, status,
-                verdict(status));
+                dump_verdict(status));
         out_json_str(P->out, P->why);
         fputs("}\n", P->out);
         return;
@@ -343,5 +338,5 @@ void out_summary(dump *P, int status)
                     " unreadable), %" PRIu64 " flows: %" PRIu64 " protocol errors, %" PRIu64
                     " incomplete -> %s%s%s\n",
             t.packets, t.tcp_packets, t.not_tcp, t.unreadable, t.flows_seen, t.protocol_errors,
-            t.incomplete, verdict(status), P->why[0] ? ": " : "", P->why);
+            t.incomplete, dump_verdict(status), P->why[0] ? ": " : "", P->why);
 }
