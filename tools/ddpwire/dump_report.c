@@ -320,6 +320,8 @@ static const char *verdict(int status)
         return "capture incomplete";
     case 4:
         return "nothing checked";
+    case 5:
+        return "could not complete";
     default:
         return "unreadable input";
     }
