@@ -188,7 +188,8 @@ int cli_stdout_done(const char *prog);
 typedef struct cli_outfile {
     const char *path;
     char *tmp; /* NULL: written in place */
-    FILE *f;
+    FILE *f;   /* writes through fd (whole, retried on EINTR) */
+    int fd;
     int err;   /* the errno of the first failed write */
 } cli_outfile;
 

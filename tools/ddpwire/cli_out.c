@@ -31,35 +31,63 @@ int cli_stdout_done(const char *prog)
     return cli_cannot(prog, "writing stdout", errno ? strerror(errno) : "write error");
 }
 
+/* The stream's writes: whole (short writes and EINTR retried); the first
+ * failure's errno is kept (stdio's own would not be). */
+static ssize_t outfile_write(void *cookie, const char *buf, size_t len)
+{
+    cli_outfile *o = cookie;
+    if (o->err)
+        return 0;
+    if (cli_write_all(o->fd, buf, len)) {
+        o->err = errno ? errno : EIO;
+        return 0;
+    }
+    return (ssize_t)len;
+}
+
+static int outfile_close(void *cookie)
+{
+    cli_outfile *o = cookie;
+    int rc = close(o->fd);
+    o->fd = -1;
+    return rc;
+}
+
 FILE *cli_outfile_open(cli_outfile *o, const char *prog, const char *path)
 {
     struct stat st;
     memset(o, 0, sizeof *o);
     o->path = path;
+    o->fd = -1;
     if (!stat(path, &st) && !S_ISREG(st.st_mode)) { /* /dev/null, a FIFO: as it is */
-        o->f = fopen(path, "wb");
+        o->fd = open(path, O_WRONLY | O_CLOEXEC);
+    } else if (!(o->tmp = malloc(strlen(path) + sizeof ".tmp-XXXXXX"))) {
+        errno = ENOMEM;
     } else {
-        size_t n = strlen(path) + sizeof ".tmp-XXXXXX";
-        int fd = (o->tmp = malloc(n)) ? 0 : -1;
-        if (o->tmp) {
-            snprintf(o->tmp, n, "%s.tmp-XXXXXX", path);
-            fd = mkstemp(o->tmp);
+        sprintf(o->tmp, "%s.tmp-XXXXXX", path);
+        mode_t um = umask(0);
+        umask(um);
+        o->fd = mkstemp(o->tmp);
+        if (o->fd >= 0 && fchmod(o->fd, 0666 & ~um)) {
+            close(o->fd);
+            o->fd = -1;
         }
-        if (fd >= 0) {
-            mode_t um = umask(0);
-            umask(um);
-            if (fchmod(fd, 0666 & ~um) || !(o->f = fdopen(fd, "wb"))) {
-                close(fd);
-                unlink(o->tmp);
-            }
+        if (o->fd < 0) {
+            int e = errno;
+            unlink(o->tmp);
+            free(o->tmp);
+            o->tmp = NULL;
+            errno = e;
         }
-        if (!o->tmp)
-            errno = ENOMEM;
+    }
+    cookie_io_functions_t io = {NULL, outfile_write, NULL, outfile_close};
+    if (o->fd >= 0 && !(o->f = fopencookie(o, "w", io))) {
+        int e = errno;
+        cli_outfile_abort(o);
+        errno = e;
     }
     if (!o->f) {
         int e = errno;
-        free(o->tmp);
-        o->tmp = NULL;
         fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(e));
         errno = e;
     }
@@ -77,10 +105,13 @@ void cli_outfile_abort(cli_outfile *o)
 {
     if (o->f)
         fclose(o->f);
+    else if (o->fd >= 0)
+        close(o->fd);
     if (o->tmp)
         unlink(o->tmp);
     free(o->tmp);
     memset(o, 0, sizeof *o);
+    o->fd = -1;
 }
 
 int cli_outfile_commit(cli_outfile *o, const char *prog)
@@ -88,7 +119,7 @@ int cli_outfile_commit(cli_outfile *o, const char *prog)
     int bad = cli_outfile_failed(o);
     errno = 0;
     bad = bad || !o->f || fflush(o->f) || ferror(o->f) ||
-          (o->tmp && fsync(fileno(o->f)) && errno != EINVAL);
+          (o->tmp && fsync(o->fd) && errno != EINVAL);
     int e = o->err ? o->err : errno;
     if (o->f && fclose(o->f) && !bad)
         bad = 1, e = errno;

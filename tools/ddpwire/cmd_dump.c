@@ -259,8 +259,6 @@ int cmd_dump(int argc, char **argv)
     if (dump_open(&D))
         return cli_nomem("ddpwire dump", "the dissector");
     int rerr = dump_read(&D);
-    if (rerr != CLI_EXIT_RESOURCE)
-        dw_dissect_finish(D.ds);
     dw_dissect_stats t;
     dw_dissect_stats_get(D.ds, &t);
     if ((t.nomem || D.nomem) && !D.fail[0]) {
@@ -269,6 +267,11 @@ int cmd_dump(int argc, char **argv)
                  (unsigned long long)(t.nomem + D.nomem));
         dump_fail(&D, n, "out of memory");
     }
+    if (!D.fail[0] && rerr != CLI_EXIT_RESOURCE)
+        dw_dissect_finish(D.ds); /* else the open flows get no verdict (del: silently) */
+    dw_dissect_stats_get(D.ds, &t);
+    if (t.nomem && !D.fail[0])
+        dump_fail(&D, "checking the connections still open", "out of memory");
     dump_write_close(&D, !rerr && !D.fail[0]);
     int status = rerr ? rerr : D.fail[0] ? CLI_EXIT_RESOURCE : status_of(&D);
     if (status == CLI_EXIT_RESOURCE && D.fail[0])
