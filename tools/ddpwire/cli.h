@@ -193,7 +193,8 @@ typedef struct cli_outfile {
     int err;   /* the errno of the first failed write */
 } cli_outfile;
 
-/* The stream to write, or NULL after "PROG: PATH: why" on stderr. */
+/* The stream to write, or NULL (errno set) after "PROG: PATH: why" on
+ * stderr (prog NULL: silently). */
 FILE *cli_outfile_open(cli_outfile *o, const char *prog, const char *path);
 /* Whether a write to it has failed (keeps the first errno). */
 int cli_outfile_failed(cli_outfile *o);

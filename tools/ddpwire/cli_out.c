@@ -86,7 +86,7 @@ FILE *cli_outfile_open(cli_outfile *o, const char *prog, const char *path)
         cli_outfile_abort(o);
         errno = e;
     }
-    if (!o->f) {
+    if (!o->f && prog) {
         int e = errno;
         fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(e));
         errno = e;
