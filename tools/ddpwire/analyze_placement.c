@@ -9,6 +9,7 @@
  */
 #include <ddpwire/dissect.h>
 
+#include <errno.h>
 #include <inttypes.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@ typedef struct pl {
     uint64_t store;
     int mpa_port;
     uint64_t dirs, errors;
+    uint64_t nomem; /* models not made for want of memory */
 } pl;
 
 static void help(void)
@@ -35,7 +37,7 @@ static void help(void)
            "mean); and analyze buffers' model for the same EMSS, loss (segments sent\n"
            "again) and reordering (segments out of order), aligned or re-cut as the\n"
            "capture's FPDUs were. Exit 0, 1 when the receiver reported an MPA error,\n"
-           "2 usage, 4 no MPA direction to analyse.\n");
+           "2 usage, 4 no MPA direction to analyse, 5 could not complete (memory).\n");
 }
 
 static double pct(uint64_t a, uint64_t b)
@@ -61,6 +63,8 @@ static void one_dir(pl *P, const dw_flow *f, const dw_dissect_dir *d)
     int mrc = st.emss >= 256 ? analyze_buffers_model((uint32_t)st.emss, n, loss, reorder, recut,
                                                      f->id, &m)
                              : -1;
+    if (mrc && st.emss >= 256)
+        P->nomem++; /* only memory fails it: the run cannot complete */
     if (P->json) {
         printf("{\"type\":\"placement\",\"flow\":%" PRIu64 ",\"dir\":\"%s\",\"ulpdus\":%" PRIu64
                ",\"placed_early\":%" PRIu64 ",\"held_peak\":%" PRIu64 ",\"held_mean\":%" PRIu64
@@ -100,7 +104,10 @@ static void on_flow_end(dw_dissect *D, const dw_flow *f, void *u)
 static int read_file(pl *P, dw_dissect *D)
 {
     char err[PCAP_ERRBUF_SIZE];
+    errno = 0;
     pcap_t *pc = pcap_open_offline(P->file, err);
+    if (!pc && errno == ENOMEM)
+        return cli_cannot("ddpwire analyze placement", P->file, "out of memory");
     if (!pc) {
         fprintf(stderr, "ddpwire analyze placement: %s: %s\n", P->file, err);
         return 2;
@@ -116,7 +123,7 @@ static int read_file(pl *P, dw_dissect *D)
 
 int analyze_placement(int argc, char **argv)
 {
-    pl P = {0, NULL, 1u << 20, 0, 0, 0};
+    pl P = {0, NULL, 1u << 20, 0, 0, 0, 0};
     uint64_t port = 0;
     const cli_opt t[] = {
         CLI_FLAG("--json", &P.json),
@@ -140,13 +147,19 @@ int analyze_placement(int argc, char **argv)
         s.mpa_port = (int)port;
     dw_dissect_callbacks cb = {.on_flow_end = on_flow_end};
     dw_dissect *D;
-    if (dw_dissect_new(&D, &s, &cb, &P)) {
-        fprintf(stderr, "ddpwire analyze placement: out of memory\n");
-        return 1;
-    }
+    if (dw_dissect_new(&D, &s, &cb, &P))
+        return cli_nomem("ddpwire analyze placement", "the dissector");
     int rc = read_file(&P, D);
-    dw_dissect_finish(D);
+    dw_dissect_stats ds;
+    dw_dissect_stats_get(D, &ds);
+    if (!rc && !ds.nomem)
+        dw_dissect_finish(D);
+    dw_dissect_stats_get(D, &ds);
     dw_dissect_del(D);
+    if (!rc && (ds.nomem || P.nomem))
+        return cli_nomem("ddpwire analyze placement", "connections or models not analysed");
+    if (!rc && cli_stdout_done("ddpwire analyze placement"))
+        return CLI_EXIT_RESOURCE;
     if (!rc && !P.dirs) {
         fprintf(stderr, "ddpwire analyze placement: no MPA direction whose start was seen "
                         "before its data in %s\n", P.file);

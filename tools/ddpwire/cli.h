@@ -179,6 +179,9 @@ ssize_t cli_read_some(int fd, void *buf, size_t len);
 int cli_cannot(const char *prog, const char *what, const char *why);
 /* The same with WHY "out of memory". */
 int cli_nomem(const char *prog, const char *what);
+/* Whether errno e is a resource failure (memory, space, I/O, descriptors)
+ * rather than a bad name or permission. */
+int cli_errno_resource(int e);
 /* Flushes stdout: 0, or CLI_EXIT_RESOURCE after saying that writing it failed. */
 int cli_stdout_done(const char *prog);
 

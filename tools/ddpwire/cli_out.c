@@ -23,6 +23,12 @@ int cli_nomem(const char *prog, const char *what)
     return cli_cannot(prog, what, "out of memory");
 }
 
+int cli_errno_resource(int e)
+{
+    return e == ENOMEM || e == ENOSPC || e == EDQUOT || e == EIO || e == EMFILE ||
+           e == ENFILE || e == EINTR;
+}
+
 int cli_stdout_done(const char *prog)
 {
     errno = 0;
@@ -88,7 +94,10 @@ FILE *cli_outfile_open(cli_outfile *o, const char *prog, const char *path)
     }
     if (!o->f && prog) {
         int e = errno;
-        fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(e));
+        if (cli_errno_resource(e))
+            fprintf(stderr, "%s: could not complete: creating %s: %s\n", prog, path, strerror(e));
+        else
+            fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(e));
         errno = e;
     }
     return o->f;

@@ -121,7 +121,7 @@ static int w_open(dump *P, int linktype, int snaplen)
     if (!w->d) {
         if (f)
             fprintf(stderr, "ddpwire dump: -w %s: %s\n", P->o.write, pcap_geterr(w->dead));
-        int nomem = f && errno == ENOMEM;
+        int nomem = cli_errno_resource(errno);
         cli_outfile_abort(&w->file);
         pcap_close(w->dead);
         free(w->ring);

@@ -466,7 +466,10 @@ int tcprdma_place(int argc, char **argv)
         return 2;
     }
     char err[PCAP_ERRBUF_SIZE];
+    errno = 0;
     pcap_t *pc = pcap_open_offline(P->in, err);
+    if (!pc && errno == ENOMEM)
+        return cli_cannot("ddpwire tcprdma place", P->in, "out of memory");
     if (!pc) {
         fprintf(stderr, "ddpwire tcprdma place: %s\n", err);
         return 1;
