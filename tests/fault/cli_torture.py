@@ -188,10 +188,14 @@ class NetRun:
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             so, se = sp.communicate(timeout=timeout)
-            _, le = lp.communicate(timeout=timeout)
+            # a sender that failed before connecting leaves the listener waiting
+            _, le = lp.communicate(timeout=timeout if self.side == "listen" else 3)
         except subprocess.TimeoutExpired:
-            sp.kill(), lp.kill(), sp.wait(), lp.wait()
-            return None
+            if self.side == "listen" or sp.returncode is None:
+                sp.kill(), lp.kill(), sp.wait(), lp.wait()
+                return None
+            lp.kill()
+            _, le = lp.communicate()
         lout.close()
         got = open(os.path.join(T, "lout"), "rb").read()
         if self.side == "listen":

@@ -182,6 +182,9 @@ int cli_nomem(const char *prog, const char *what);
 /* Whether errno e is a resource failure (memory, space, I/O, descriptors)
  * rather than a bad name or permission. */
 int cli_errno_resource(int e);
+/* Whether a socket call's DW_ERR_* rc (errno e for DW_ERR_IO) is a resource
+ * failure (DW_ERR_NOMEM, ENOMEM, ENOBUFS, EMFILE ...). */
+int cli_sock_resource(int rc, int e);
 /* Flushes stdout: 0, or CLI_EXIT_RESOURCE after saying that writing it failed. */
 int cli_stdout_done(const char *prog);
 

@@ -4,6 +4,8 @@
  * written beside its name and renamed into place only when complete. */
 #include "cli.h"
 
+#include <ddpwire/common.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,6 +29,12 @@ int cli_errno_resource(int e)
 {
     return e == ENOMEM || e == ENOSPC || e == EDQUOT || e == EIO || e == EMFILE ||
            e == ENFILE || e == EINTR;
+}
+
+int cli_sock_resource(int rc, int e)
+{
+    return rc == DW_ERR_NOMEM || (rc == DW_ERR_IO && (cli_errno_resource(e) || e == ENOBUFS) &&
+                                  e != EINTR);
 }
 
 int cli_stdout_done(const char *prog)
