@@ -28,7 +28,7 @@ int cli_nomem(const char *prog, const char *what)
 int cli_errno_resource(int e)
 {
     return e == ENOMEM || e == ENOSPC || e == EDQUOT || e == EIO || e == EMFILE ||
-           e == ENFILE || e == EINTR;
+           e == ENFILE || e == EINTR || e == EPIPE || e == EFBIG;
 }
 
 int cli_sock_resource(int rc, int e)

@@ -217,7 +217,7 @@ static int serve(int lfd, dw_sock_opts *o, ctx *c, const char *where, int quiet)
                     c->peer[0] ? " (from " : "", c->peer, c->peer[0] ? ")" : "");
         return 0;
     }
-    int res = c->werr || cli_sock_resource((int)r, e);
+    int res = cli_errno_resource(c->werr) || (!c->werr && cli_sock_resource((int)r, e));
     if (res)
         fprintf(stderr, "ddpwire listen: could not complete: %s\n",
                 c->werr ? "writing standard output" : "out of memory or I/O resources");

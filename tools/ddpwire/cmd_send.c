@@ -363,7 +363,8 @@ int cmd_send(int argc, char **argv)
     if (c.out > STDOUT_FILENO && close(c.out) && !c.werr)
         c.werr = errno;
     if (rc || rx || c.werr) {
-        int res = c.werr || c.in_err || cli_sock_resource(rc, se) || cli_sock_resource(rx, re);
+        int res = cli_errno_resource(c.werr) || cli_errno_resource(c.in_err) ||
+                  (!c.werr && !c.in_err && (cli_sock_resource(rc, se) || cli_sock_resource(rx, re)));
         if (res)
             fprintf(stderr, "ddpwire send: could not complete: %s\n",
                     c.werr ? "writing the records received" : c.in_err ? "reading the input"
