@@ -27,6 +27,7 @@
 #define DDPWIRE_DDPWIRE_H
 
 #include <ddpwire/common.h>
+#include <ddpwire/mem.h>
 #include <ddpwire/crc32c.h>
 #include <ddpwire/mpa.h>
 #include <ddpwire/mpa_seg.h>

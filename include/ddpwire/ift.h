@@ -25,6 +25,7 @@
 #define DDPWIRE_IFT_H
 
 #include <ddpwire/common.h>
+#include <ddpwire/mem.h>
 #include <sys/uio.h> /* struct iovec */
 
 #ifdef __cplusplus
@@ -127,6 +128,9 @@ typedef struct dw_ift_tx_settings {
      * (for benchmarks, or peers that agreed to go without).
      */
     int crc;
+    /** The allocator of every allocation (NULL: the C library's);
+     * see <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
 } dw_ift_tx_settings;
 
 /** Fills settings with the defaults described above. */
@@ -275,6 +279,9 @@ typedef struct dw_ift_rx_settings {
     size_t min_header;
     /** Largest DDP payload accepted (default 65535). */
     size_t max_payload;
+    /** The allocator of every allocation (NULL: the C library's);
+     * see <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
 } dw_ift_rx_settings;
 
 /** Fills settings with the defaults described above. */

@@ -20,6 +20,7 @@
 #define DDPWIRE_MPA_H
 
 #include <ddpwire/common.h>
+#include <ddpwire/mem.h>
 #include <sys/uio.h> /* struct iovec */
 
 #ifdef __cplusplus
@@ -131,6 +132,9 @@ typedef struct dw_mpa_tx_settings {
      * (scratch_size - 1024) octets of further FPDUs have been framed.
      */
     size_t scratch_size;
+    /** The allocator of every allocation (NULL: the C library's);
+     * see <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
 } dw_mpa_tx_settings;
 
 /** Fills settings with the defaults described above. */
@@ -296,6 +300,9 @@ typedef struct dw_mpa_rx_settings {
      * nothing more.
      */
     size_t buf_size;
+    /** The allocator of every allocation (NULL: the C library's);
+     * see <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
 } dw_mpa_rx_settings;
 
 /** Fills settings with the defaults described above. */

@@ -128,6 +128,9 @@ typedef struct dw_mpa_seg_settings {
      * window (default 16 MiB, at most 2^30); later octets are ignored.
      */
     uint32_t window;
+    /** The allocator of every allocation (NULL: the C library's);
+     * see <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
 } dw_mpa_seg_settings;
 
 /** Fills settings with the defaults described above. */

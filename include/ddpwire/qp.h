@@ -111,6 +111,9 @@ typedef struct dw_qp_settings {
     unsigned validate_flags;
     /** Write our Terminates in siw 6.1's swapped layout (default 0: RFC 5040). */
     int term_swapped;
+    /** The allocator of every allocation (NULL: the C library's);
+     * see <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
 } dw_qp_settings;
 
 /** Fills s with the defaults above. */

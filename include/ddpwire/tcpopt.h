@@ -35,6 +35,7 @@
 #define DDPWIRE_TCPOPT_H
 
 #include <ddpwire/common.h>
+#include <ddpwire/mem.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -471,6 +472,9 @@ typedef struct dw_tcpopt_rx_settings {
     dw_tcpopt_rid_format rid_format;
     /** For DW_TCPOPT_RID_NFS: 2, 3 or 4; 0 unknown (default 0). */
     unsigned nfs_version;
+    /** The allocator of every allocation (NULL: the C library's);
+     * see <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
 } dw_tcpopt_rx_settings;
 
 /** Fills settings with the defaults described above. */

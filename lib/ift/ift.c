@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "base/mem.h"
 
 const char *dw_ift_strerror(dw_ift_error code)
 {
@@ -132,12 +133,12 @@ int dw_ift_tx_new(dw_ift_tx **ptx, const dw_ift_tx_settings *s)
     }
     if (s->scratch_size < DW_IFT_TX_SCRATCH_MIN)
         return DW_ERR_INVAL;
-    dw_ift_tx *tx = calloc(1, sizeof *tx);
+    dw_ift_tx *tx = dw_mem_calloc(s->mem, 1, sizeof *tx);
     if (!tx)
         return DW_ERR_NOMEM;
-    tx->scratch = malloc(s->scratch_size);
+    tx->scratch = dw_mem_malloc(s->mem, s->scratch_size);
     if (!tx->scratch) {
-        free(tx);
+        dw_mem_free(s->mem, tx);
         return DW_ERR_NOMEM;
     }
     tx->set = *s;
@@ -149,8 +150,8 @@ void dw_ift_tx_del(dw_ift_tx *tx)
 {
     if (!tx)
         return;
-    free(tx->scratch);
-    free(tx);
+    dw_mem_free(tx->set.mem, tx->scratch);
+    dw_mem_free(tx->set.mem, tx);
 }
 
 uint64_t dw_ift_tx_offset(const dw_ift_tx *tx)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "base/mem.h"
 
 /* Where the next octet belongs. Between frames: ST_SIZES with held 0. */
 enum state { ST_SIZES, ST_HDR, ST_PAYLOAD, ST_PCRC };
@@ -55,12 +56,12 @@ int dw_ift_rx_new(dw_ift_rx **prx, const dw_ift_rx_settings *s,
         set.max_header = DW_IFT_SIZE_MAX;
     if (set.min_header > set.max_header)
         return DW_ERR_INVAL;
-    dw_ift_rx *rx = calloc(1, sizeof *rx);
+    dw_ift_rx *rx = dw_mem_calloc(set.mem, 1, sizeof *rx);
     if (!rx)
         return DW_ERR_NOMEM;
-    rx->hold = malloc(set.max_header + DW_IFT_SIZES_LEN + DW_IFT_CRC_LEN);
+    rx->hold = dw_mem_malloc(set.mem, set.max_header + DW_IFT_SIZES_LEN + DW_IFT_CRC_LEN);
     if (!rx->hold) {
-        free(rx);
+        dw_mem_free(set.mem, rx);
         return DW_ERR_NOMEM;
     }
     rx->set = set;
@@ -74,8 +75,8 @@ void dw_ift_rx_del(dw_ift_rx *rx)
 {
     if (!rx)
         return;
-    free(rx->hold);
-    free(rx);
+    dw_mem_free(rx->set.mem, rx->hold);
+    dw_mem_free(rx->set.mem, rx);
 }
 
 uint64_t dw_ift_rx_offset(const dw_ift_rx *rx)

@@ -358,6 +358,7 @@ static struct addrinfo *resolve(const char *host, const char *port, int flags,
     int g = getaddrinfo(host, port, &hints, &res);
     if (g) {
         say(err, errlen, 0, "cannot resolve: %s", gai_strerror(g));
+        errno = g == EAI_MEMORY ? ENOMEM : g == EAI_SYSTEM ? errno : EINVAL;
         return NULL;
     }
     return res;
@@ -415,7 +416,7 @@ static int connect_once(dw_sock **ps, const char *host, const char *port,
     struct addrinfo *res = resolve(host, port, flags, err, errlen), *a;
     int fd = -1, connecting = 0;
     if (!res)
-        return o->nonblocking ? DW_ERR_INVAL : DW_ERR_IO;
+        return errno == ENOMEM ? DW_ERR_NOMEM : o->nonblocking ? DW_ERR_INVAL : DW_ERR_IO;
     for (a = res; a && fd < 0; a = a->ai_next)
         fd = open_to(a, o, &connecting);
     freeaddrinfo(res);
@@ -448,7 +449,7 @@ int dw_sock_listen(int *pfd, const char *host, const char *port, char *err,
     struct addrinfo *res = resolve(host, port, AI_PASSIVE, err, errlen), *a;
     int fd = -1, one = 1, zero = 0;
     if (!res)
-        return DW_ERR_IO;
+        return errno == ENOMEM ? DW_ERR_NOMEM : DW_ERR_IO;
     /* prefer IPv6 with IPv4 mapped in, when listening on any address */
     for (int pass = 0; pass < 2 && fd < 0; pass++)
         for (a = res; a && fd < 0; a = a->ai_next) {

@@ -9,6 +9,7 @@
 #include "base/bytes.h"
 #include "mpa/mpa_crc.h"
 #include "mpa/mpa_internal.h"
+#include "base/mem.h"
 
 enum state { ST_HDR, ST_BODY, ST_CRC };
 
@@ -58,15 +59,15 @@ int dw_mpa_rx_new(dw_mpa_rx **prx, const dw_mpa_rx_settings *settings,
         dw_mpa_rx_settings_default(&def);
         settings = &def;
     }
-    dw_mpa_rx *rx = calloc(1, sizeof *rx);
+    dw_mpa_rx *rx = dw_mem_calloc(settings->mem, 1, sizeof *rx);
     if (!rx)
         return DW_ERR_NOMEM;
     rx->set = *settings;
     if (rx->set.buf_size > 65535)
         rx->set.buf_size = 65535; /* the largest ULPDU_Length */
-    rx->buf = rx->set.buf_size ? malloc(rx->set.buf_size) : NULL;
+    rx->buf = rx->set.buf_size ? dw_mem_malloc(rx->set.mem, rx->set.buf_size) : NULL;
     if (rx->set.buf_size && !rx->buf) {
-        free(rx);
+        dw_mem_free(settings->mem, rx);
         return DW_ERR_NOMEM;
     }
     rx->cb = *cb;
@@ -79,8 +80,8 @@ void dw_mpa_rx_del(dw_mpa_rx *rx)
 {
     if (!rx)
         return;
-    free(rx->buf);
-    free(rx);
+    dw_mem_free(rx->set.mem, rx->buf);
+    dw_mem_free(rx->set.mem, rx);
 }
 
 uint64_t dw_mpa_rx_offset(const dw_mpa_rx *rx)

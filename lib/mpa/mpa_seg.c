@@ -19,6 +19,7 @@
 #include "base/bytes.h"
 #include "mpa/mpa_internal.h"
 #include "mpa/mpa_seg_internal.h"
+#include "base/mem.h"
 
 enum kind {
     E_HINT = 1,  /* a segment start: perhaps an FPDU start */
@@ -57,7 +58,8 @@ struct dw_mpa_seg {
     ent *ent;          /* ent[elo, ehi), sorted by start */
     size_t elo, ehi, ecap;
     seg_store st;
-    uint8_t *inbuf, *scratch;
+    uint8_t *inbuf, *scratch; /* 64-aligned inside inbuf_raw, scratch_raw */
+    void *inbuf_raw, *scratch_raw;
     dw_mpa_seg_stats stats;
 };
 
@@ -70,6 +72,11 @@ void dw_mpa_seg_settings_default(dw_mpa_seg_settings *s)
     s->max_pending = 1024;
     s->max_segment = 65535;
     s->window = 16u << 20;
+}
+
+static uint8_t *align64(void *p)
+{
+    return p ? (uint8_t *)(((uintptr_t)p + 63) & ~(uintptr_t)63) : NULL;
 }
 
 int dw_mpa_seg_new(dw_mpa_seg **pr, const dw_mpa_seg_settings *settings,
@@ -88,18 +95,19 @@ int dw_mpa_seg_new(dw_mpa_seg **pr, const dw_mpa_seg_settings *settings,
         !settings->window || settings->window > (1u << 30) ||
         settings->store_bytes > ((size_t)1 << 32))
         return DW_ERR_INVAL;
-    dw_mpa_seg *r = calloc(1, sizeof *r);
+    dw_mpa_seg *r = dw_mem_calloc(settings->mem, 1, sizeof *r);
     if (!r)
         return DW_ERR_NOMEM;
     r->set = *settings;
     r->cb = *cb;
     r->user = user_data;
     r->ecap = settings->max_pending;
-    r->ent = malloc(r->ecap * sizeof *r->ent);
-    r->inbuf = aligned_alloc(64, 65536); /* whole cache lines for the kernel's stores */
-    r->scratch = aligned_alloc(64, 65536);
+    r->ent = dw_mem_malloc(settings->mem, r->ecap * sizeof *r->ent);
+    /* whole cache lines for the kernel's stores */
+    r->inbuf = align64(r->inbuf_raw = dw_mem_malloc(settings->mem, 65536 + 63));
+    r->scratch = align64(r->scratch_raw = dw_mem_malloc(settings->mem, 65536 + 63));
     if (!r->ent || !r->inbuf || !r->scratch ||
-        dw_seg_store_init(&r->st, settings->store_bytes)) {
+        dw_seg_store_init(&r->st, settings->store_bytes, settings->mem)) {
         dw_mpa_seg_del(r);
         return DW_ERR_NOMEM;
     }
@@ -116,10 +124,10 @@ void dw_mpa_seg_del(dw_mpa_seg *r)
     if (!r)
         return;
     dw_seg_store_fini(&r->st);
-    free(r->ent);
-    free(r->inbuf);
-    free(r->scratch);
-    free(r);
+    dw_mem_free(r->set.mem, r->ent);
+    dw_mem_free(r->set.mem, r->inbuf_raw);
+    dw_mem_free(r->set.mem, r->scratch_raw);
+    dw_mem_free(r->set.mem, r);
 }
 
 /* ---- the table ---------------------------------------------------- */

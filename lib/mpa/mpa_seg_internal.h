@@ -11,6 +11,7 @@
 #define DW_LIB_MPA_SEG_INTERNAL_H
 
 #include <ddpwire/mpa.h>
+#include "base/mem.h"
 
 /* ------------------------------------------------------------------ */
 /* Store: held octets by stream offset, in fixed chunks                */
@@ -33,10 +34,11 @@ typedef struct seg_store {
     seg_span *held;    /* held octets: sorted, disjoint, never adjacent */
     size_t nheld, cap;
     uint64_t octets;   /* sum of held spans */
+    const dw_mem *mem_; /* the allocator (mem: the octets) */
 } seg_store;
 
 /* Allocates a store of about bytes octets (0: none). 0 or DW_ERR_NOMEM. */
-int dw_seg_store_init(seg_store *s, size_t bytes);
+int dw_seg_store_init(seg_store *s, size_t bytes, const dw_mem *mem);
 void dw_seg_store_fini(seg_store *s);
 
 /* Index of the first held span with b > pos (nheld if none). */

@@ -12,20 +12,22 @@
 #include <string.h>
 
 #include "mpa/mpa_seg_internal.h"
+#include "base/mem.h"
 
 /* Span slots kept free for splits by dw_seg_store_drop(). */
 #define SPLIT_RESERVE 8u
 
-int dw_seg_store_init(seg_store *s, size_t bytes)
+int dw_seg_store_init(seg_store *s, size_t bytes, const dw_mem *mem)
 {
     memset(s, 0, sizeof *s);
+    s->mem_ = mem;
     s->nchunk = (bytes + SEG_CHUNK - 1) / SEG_CHUNK;
     s->cap = 2 * s->nchunk + SPLIT_RESERVE + 8;
-    s->mem = malloc(s->nchunk * SEG_CHUNK + 1);
-    s->key = malloc((s->nchunk + 1) * sizeof *s->key);
-    s->slot = malloc((s->nchunk + 1) * sizeof *s->slot);
-    s->freel = malloc((s->nchunk + 1) * sizeof *s->freel);
-    s->held = malloc(s->cap * sizeof *s->held);
+    s->mem = dw_mem_malloc(mem, s->nchunk * SEG_CHUNK + 1);
+    s->key = dw_mem_malloc(mem, (s->nchunk + 1) * sizeof *s->key);
+    s->slot = dw_mem_malloc(mem, (s->nchunk + 1) * sizeof *s->slot);
+    s->freel = dw_mem_malloc(mem, (s->nchunk + 1) * sizeof *s->freel);
+    s->held = dw_mem_malloc(mem, s->cap * sizeof *s->held);
     if (!s->mem || !s->key || !s->slot || !s->freel || !s->held) {
         dw_seg_store_fini(s);
         return DW_ERR_NOMEM;
@@ -38,11 +40,11 @@ int dw_seg_store_init(seg_store *s, size_t bytes)
 
 void dw_seg_store_fini(seg_store *s)
 {
-    free(s->mem);
-    free(s->key);
-    free(s->slot);
-    free(s->freel);
-    free(s->held);
+    dw_mem_free(s->mem_, s->mem);
+    dw_mem_free(s->mem_, s->key);
+    dw_mem_free(s->mem_, s->slot);
+    dw_mem_free(s->mem_, s->freel);
+    dw_mem_free(s->mem_, s->held);
     memset(s, 0, sizeof *s);
 }
 

@@ -9,6 +9,7 @@
 #include "base/bytes.h"
 #include "mpa/mpa_crc.h"
 #include "mpa/mpa_internal.h"
+#include "base/mem.h"
 
 /* Scratch one FPDU may need: markers, length, pad, CRC. */
 #define SCRATCH_PER_FPDU 1024u
@@ -48,13 +49,13 @@ int dw_mpa_tx_new(dw_mpa_tx **ptx, const dw_mpa_tx_settings *settings)
         (unsigned)settings->ptr_base > DW_MPA_PTR_RFC5044 ||
         (unsigned)settings->seg_mode > DW_MPA_SEG_PACKED)
         return DW_ERR_INVAL;
-    dw_mpa_tx *tx = calloc(1, sizeof *tx);
+    dw_mpa_tx *tx = dw_mem_calloc(settings->mem, 1, sizeof *tx);
     if (!tx)
         return DW_ERR_NOMEM;
     tx->set = *settings;
-    tx->scratch = malloc(settings->scratch_size);
+    tx->scratch = dw_mem_malloc(settings->mem, settings->scratch_size);
     if (!tx->scratch) {
-        free(tx);
+        dw_mem_free(settings->mem, tx);
         return DW_ERR_NOMEM;
     }
     dw_mpa_tx_set_emss(tx, settings->emss ? settings->emss : 1460);
@@ -66,8 +67,8 @@ void dw_mpa_tx_del(dw_mpa_tx *tx)
 {
     if (!tx)
         return;
-    free(tx->scratch);
-    free(tx);
+    dw_mem_free(tx->set.mem, tx->scratch);
+    dw_mem_free(tx->set.mem, tx);
 }
 
 int dw_mpa_tx_set_emss(dw_mpa_tx *tx, uint32_t emss)

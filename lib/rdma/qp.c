@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "base/mem.h"
 
 typedef struct mr {
     uint8_t *addr;
@@ -76,12 +77,13 @@ int dw_qp_new(dw_qp **pqp, const dw_qp_settings *settings,
         !mulpdu_ok(settings->mulpdu) || !settings->max_mr || settings->max_mr > 0xFFFFFF ||
         !settings->max_recv || !settings->ord)
         return DW_ERR_INVAL;
-    dw_qp *qp = calloc(1, sizeof *qp);
+    dw_qp *qp = dw_mem_calloc(settings->mem, 1, sizeof *qp);
     if (!qp)
         return DW_ERR_NOMEM;
-    qp->mrs = calloc(settings->max_mr, sizeof *qp->mrs);
-    qp->rqs = calloc(settings->max_recv, sizeof *qp->rqs);
-    qp->rds = calloc(settings->ord, sizeof *qp->rds);
+    qp->s.mem = settings->mem; /* for dw_qp_del on failure */
+    qp->mrs = dw_mem_calloc(settings->mem, settings->max_mr, sizeof *qp->mrs);
+    qp->rqs = dw_mem_calloc(settings->mem, settings->max_recv, sizeof *qp->rqs);
+    qp->rds = dw_mem_calloc(settings->mem, settings->ord, sizeof *qp->rds);
     if (!qp->mrs || !qp->rqs || !qp->rds) {
         dw_qp_del(qp);
         return DW_ERR_NOMEM;
@@ -101,10 +103,10 @@ void dw_qp_del(dw_qp *qp)
 {
     if (!qp)
         return;
-    free(qp->mrs);
-    free(qp->rqs);
-    free(qp->rds);
-    free(qp);
+    dw_mem_free(qp->s.mem, qp->mrs);
+    dw_mem_free(qp->s.mem, qp->rqs);
+    dw_mem_free(qp->s.mem, qp->rds);
+    dw_mem_free(qp->s.mem, qp);
 }
 
 dw_qp_state dw_qp_get_state(const dw_qp *qp)

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "base/mem.h"
 
 typedef struct xfer {
     dw_tcpopt_rx_xfer x;
@@ -128,18 +129,18 @@ int dw_tcpopt_rx_new(dw_tcpopt_rx **prx, const dw_tcpopt_rx_settings *settings,
         (uint64_t)s.unsol_count * s.unsol_size > SIZE_MAX / 2)
         return DW_ERR_INVAL;
     *prx = NULL;
-    dw_tcpopt_rx *rx = calloc(1, sizeof *rx);
+    dw_tcpopt_rx *rx = dw_mem_calloc(s.mem, 1, sizeof *rx);
     if (!rx)
         return DW_ERR_NOMEM;
     rx->s = s;
     rx->cb = *callbacks;
     rx->user = user_data;
     rx->cap = pow2_at_least(s.store);
-    rx->ring = malloc(rx->cap);
-    rx->have = calloc(rx->cap / 64, sizeof *rx->have);
-    rx->rdma = calloc(rx->cap / 64, sizeof *rx->rdma);
-    rx->xf = calloc((size_t)s.max_buffers + s.unsol_count + 1, sizeof *rx->xf);
-    rx->pool = malloc((size_t)s.unsol_count * s.unsol_size + 1);
+    rx->ring = dw_mem_malloc(s.mem, rx->cap);
+    rx->have = dw_mem_calloc(s.mem, rx->cap / 64, sizeof *rx->have);
+    rx->rdma = dw_mem_calloc(s.mem, rx->cap / 64, sizeof *rx->rdma);
+    rx->xf = dw_mem_calloc(s.mem, (size_t)s.max_buffers + s.unsol_count + 1, sizeof *rx->xf);
+    rx->pool = dw_mem_malloc(s.mem, (size_t)s.unsol_count * s.unsol_size + 1);
     if (!rx->ring || !rx->have || !rx->rdma || !rx->xf || !rx->pool) {
         dw_tcpopt_rx_del(rx);
         return DW_ERR_NOMEM;
@@ -152,12 +153,13 @@ void dw_tcpopt_rx_del(dw_tcpopt_rx *rx)
 {
     if (!rx)
         return;
-    free(rx->ring);
-    free(rx->have);
-    free(rx->rdma);
-    free(rx->xf);
-    free(rx->pool);
-    free(rx);
+    const dw_mem *m = rx->s.mem;
+    dw_mem_free(m, rx->ring);
+    dw_mem_free(m, rx->have);
+    dw_mem_free(m, rx->rdma);
+    dw_mem_free(m, rx->xf);
+    dw_mem_free(m, rx->pool);
+    dw_mem_free(m, rx);
 }
 
 static size_t nxf(const dw_tcpopt_rx *rx)

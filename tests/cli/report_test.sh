@@ -10,7 +10,7 @@
 #     dump -v give (report_check.py); a page with a line removed fails it;
 #   - dump's own output and exit status are the same with --report;
 #   - output rules: never over an input or -w's file; a report that cannot
-#     be written completely is removed (exit 2), never left cut;
+#     be written completely is removed (exit 5), never left cut;
 #   - a capture of 40,000 FPDUs gives a page bounded by pixels.
 # usage: report_test.sh DDPWIRE OUTDIR. Exit 77 when chromium or xmllint
 # is missing (scripts/deps.sh check installs them).
@@ -106,9 +106,9 @@ check "[ $? = 2 ] && cmp -s in.pcap '$c'" "--report INPUT: not refused, or the i
 check "[ $? = 2 ]" "--report naming -w's file not refused"
 "$D" dump --report nosuchdir/r.html in.pcap > /dev/null 2> err
 check "[ $? = 2 ] && [ ! -e nosuchdir ]" "--report into a missing folder: not exit 2"
-# a write that fails midway (file size limit): removed, exit 2, said why
+# a write that fails midway (file size limit): removed, exit 5 (could not complete), said why
 (ulimit -f 4; trap '' XFSZ; exec "$D" dump --report big.html "$DATA/siw/host_data.pcap") > /dev/null 2> err
-check "[ $? = 2 ] && [ ! -e big.html ] && ! ls big.html.tmp-* > /dev/null 2>&1" \
+check "[ $? = 5 ] && [ ! -e big.html ] && ! ls big.html.tmp-* > /dev/null 2>&1" \
   "a report that could not be written was left behind or not reported: $(ls big.html* 2>&1)"
 check "grep -q 'big.html' err" "the failed report was not named on stderr"
 # an unreadable capture: no report at all

@@ -9,6 +9,7 @@
  */
 #include <ddpwire/dissect.h>
 
+#include <errno.h>
 #include <inttypes.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
@@ -45,7 +46,8 @@ typedef struct pl {
     fig_series fs[FIG_DIRS];
     size_t nfs;
     double t0, now;
-    int nomem;
+    int fig_cut;    /* the figure holds fewer points than there were */
+    uint64_t nomem; /* models not made for want of memory */
 } pl;
 
 static void help(void)
@@ -60,7 +62,8 @@ static void help(void)
            "again) and reordering (segments out of order), aligned or re-cut as the\n"
            "capture's FPDUs were. --svg FILE: a figure of the octets held against the\n"
            "capture's time, per direction (the first 8). Exit 0, 1 when the receiver\n"
-           "reported an MPA error, 2 usage, 4 no MPA direction to analyse.\n");
+           "reported an MPA error, 2 usage, 4 no MPA direction to analyse, 5 could not\n"
+           "complete (memory).\n");
 }
 
 static double pct(uint64_t a, uint64_t b)
@@ -86,6 +89,8 @@ static void one_dir(pl *P, const dw_flow *f, const dw_dissect_dir *d)
     int mrc = st.emss >= 256 ? analyze_buffers_model((uint32_t)st.emss, n, loss, reorder, recut,
                                                      f->id, &m)
                              : -1;
+    if (mrc && st.emss >= 256)
+        P->nomem++; /* only memory fails it: the run cannot complete */
     if (P->json) {
         printf("{\"type\":\"placement\",\"flow\":%" PRIu64 ",\"dir\":\"%s\",\"ulpdus\":%" PRIu64
                ",\"placed_early\":%" PRIu64 ",\"held_peak\":%" PRIu64 ",\"held_mean\":%" PRIu64
@@ -135,12 +140,16 @@ static void fig_add(pl *P, fig_series *s, double t, uint64_t held)
         return;
     if (s->n == s->cap) {
         size_t c = s->cap ? s->cap * 2 : 1024;
-        double *a = c <= FIG_MAXPTS ? realloc(s->t, c * sizeof *a) : NULL;
+        if (c > FIG_MAXPTS) { /* full: the figure ends here, said below */
+            P->fig_cut = 1;
+            return;
+        }
+        double *a = realloc(s->t, c * sizeof *a);
         double *b = a ? realloc(s->held, c * sizeof *b) : NULL;
         if (a)
             s->t = a;
-        if (!b) { /* full (or no memory): the figure ends here, said below */
-            P->nomem = 1;
+        if (!b) { /* no memory: the run cannot complete */
+            P->nomem++;
             return;
         }
         s->held = b, s->cap = c;
@@ -233,7 +242,7 @@ static int figure(pl *P, const char *cmd)
              "MPA-aware receiver (dw_mpa_seg, %llu octets of store): octets it holds (store "
              "plus the partial in-order FPDU) after each packet. Capture: %s.%s",
              (unsigned long long)P->store, P->file,
-             P->nomem ? " Cut short: more points than the figure keeps." : "");
+             P->fig_cut ? " Cut short: more points than the figure keeps." : "");
     svg_plot p = {"Placement: octets an MPA-aware receiver holds over the capture",
                   {"capture time (s, from the first packet)", 0, tmax > 0 ? tmax * 1.02 : 1, 0},
                   {"octets held (octets)", 0, 0, 0},
@@ -245,7 +254,10 @@ static int figure(pl *P, const char *cmd)
 static int read_file(pl *P, dw_dissect *D)
 {
     char err[PCAP_ERRBUF_SIZE];
+    errno = 0;
     pcap_t *pc = pcap_open_offline(P->file, err);
+    if (!pc && errno == ENOMEM)
+        return cli_cannot("ddpwire analyze placement", P->file, "out of memory");
     if (!pc) {
         fprintf(stderr, "ddpwire analyze placement: %s: %s\n", P->file, err);
         return 2;
@@ -302,13 +314,19 @@ int analyze_placement(int argc, char **argv)
         s.mpa_port = (int)port;
     dw_dissect_callbacks cb = {.on_flow_start = on_flow_start, .on_flow_end = on_flow_end};
     dw_dissect *D;
-    if (dw_dissect_new(&D, &s, &cb, &P)) {
-        fprintf(stderr, "ddpwire analyze placement: out of memory\n");
-        return 1;
-    }
+    if (dw_dissect_new(&D, &s, &cb, &P))
+        return cli_nomem("ddpwire analyze placement", "the dissector");
     int rc = read_file(&P, D);
-    dw_dissect_finish(D);
+    dw_dissect_stats ds;
+    dw_dissect_stats_get(D, &ds);
+    if (!rc && !ds.nomem)
+        dw_dissect_finish(D);
+    dw_dissect_stats_get(D, &ds);
     dw_dissect_del(D);
+    if (!rc && (ds.nomem || P.nomem))
+        return cli_nomem("ddpwire analyze placement", "connections or models not analysed");
+    if (!rc && cli_stdout_done("ddpwire analyze placement"))
+        return CLI_EXIT_RESOURCE;
     if (!rc && !P.dirs) {
         fprintf(stderr, "ddpwire analyze placement: no MPA direction whose start was seen "
                         "before its data in %s\n", P.file);

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/uio.h>
 
 /* Each subcommand: argv[0] is the subcommand's name. Returns the exit status. */
@@ -166,5 +167,48 @@ int cli_write_all(int fd, const void *buf, size_t len);
 
 /* Reads up to len octets (fewer only at end of input); -1 on error. */
 ssize_t cli_read_some(int fd, void *buf, size_t len);
+
+/* ---- cli_out.c: resource failures and output files ---- */
+
+/* The one status of every command for "could not complete": memory, a
+ * write that failed or was cut (ENOSPC, EIO, EPIPE), a file that could not be
+ * made. Never 0, never a protocol-error or an incomplete-input status. */
+#define CLI_EXIT_RESOURCE 5
+
+/* "PROG: could not complete: WHAT: WHY" on stderr; returns CLI_EXIT_RESOURCE. */
+int cli_cannot(const char *prog, const char *what, const char *why);
+/* The same with WHY "out of memory". */
+int cli_nomem(const char *prog, const char *what);
+/* Whether errno e is a resource failure (memory, space, I/O, descriptors)
+ * rather than a bad name or permission. */
+int cli_errno_resource(int e);
+/* Whether a socket call's DW_ERR_* rc (errno e for DW_ERR_IO) is a resource
+ * failure (DW_ERR_NOMEM, ENOMEM, ENOBUFS, EMFILE ...). */
+int cli_sock_resource(int rc, int e);
+/* Flushes stdout: 0, or CLI_EXIT_RESOURCE after saying that writing it failed. */
+int cli_stdout_done(const char *prog);
+
+/* An output file (-w, -o): written to PATH.tmp-XXXXXX beside it and renamed
+ * to PATH only when complete, else removed (a PATH that exists and is not a
+ * regular file, /dev/null or a FIFO, is written as it is). */
+typedef struct cli_outfile {
+    const char *path;
+    char *tmp; /* NULL: written in place */
+    FILE *f;   /* writes through fd (whole, retried on EINTR) */
+    int fd;
+    int err;   /* the errno of the first failed write */
+} cli_outfile;
+
+/* The stream to write, or NULL (errno set) after "PROG: PATH: why" on
+ * stderr (prog NULL: silently). */
+FILE *cli_outfile_open(cli_outfile *o, const char *prog, const char *path);
+/* Whether a write to it has failed (keeps the first errno). */
+int cli_outfile_failed(cli_outfile *o);
+/* Flushes, syncs, closes and renames into place: 0; or removes it and
+ * returns CLI_EXIT_RESOURCE (errno says why) after "PROG: could not
+ * complete: writing PATH: why" (prog NULL: silently). */
+int cli_outfile_commit(cli_outfile *o, const char *prog);
+/* Closes and removes it (another failure is being reported). */
+void cli_outfile_abort(cli_outfile *o);
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* ddpwire deframe: MPA stream on stdin -> length-prefixed records on stdout. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@ static void help(void)
 typedef struct ctx {
     uint8_t *out;
     size_t fill;
-    int wfail;
+    int wfail; /* errno of the failed write */
     uint64_t records;
     dw_mpa_rx_error err;
     int failed;
@@ -32,8 +33,8 @@ typedef struct ctx {
 
 static int flush(ctx *c)
 {
-    if (cli_write_all(STDOUT_FILENO, c->out, c->fill))
-        c->wfail = 1;
+    if (!c->wfail && cli_write_all(STDOUT_FILENO, c->out, c->fill))
+        c->wfail = errno ? errno : EIO;
     c->fill = 0;
     return c->wfail;
 }
@@ -83,19 +84,22 @@ int cmd_deframe(int argc, char **argv)
     cli_mpa_rx_settings(&mo, &rs);
     ctx c = {0};
     dw_mpa_rx_callbacks cb = {on_ulpdu, on_error, NULL};
-    dw_mpa_rx *rx;
+    dw_mpa_rx *rx = NULL;
     uint8_t *in = malloc(IN_CAP);
     c.out = malloc(OUT_CAP);
     if (!in || !c.out || dw_mpa_rx_new(&rx, &rs, &cb, &c) != 0) {
-        fprintf(stderr, "ddpwire deframe: out of memory\n");
-        return 1;
+        free(in);
+        free(c.out);
+        dw_mpa_rx_del(rx);
+        return cli_nomem("ddpwire deframe", "the receiver and its buffers");
     }
-    int status = 0;
+    int status = 0, nomem = 0;
     for (;;) {
         ssize_t n = read(STDIN_FILENO, in, IN_CAP);
+        if (n < 0 && errno == EINTR)
+            continue;
         if (n < 0) {
-            perror("ddpwire deframe: stdin");
-            status = 1;
+            status = cli_cannot("ddpwire deframe", "reading stdin", strerror(errno));
             break;
         }
         if (n == 0) {
@@ -105,20 +109,24 @@ int cmd_deframe(int argc, char **argv)
         size_t at = 0;
         while (at < (size_t)n && !c.failed && !c.wfail) {
             ssize_t r = dw_mpa_rx_feed(rx, in + at, (size_t)n - at);
+            if (r == DW_ERR_NOMEM) {
+                nomem = 1;
+                break;
+            }
             if (r < 0)
                 break;
             at += (size_t)r;
         }
-        if (c.failed || c.wfail)
+        if (c.failed || c.wfail || nomem)
             break;
     }
     flush(&c);
-    if (c.failed && !(c.err.code == DW_MPA_ERR_CLOSED && c.err.clean)) {
+    if (c.wfail) /* what was not written was not checked either */
+        status = cli_cannot("ddpwire deframe", "writing stdout", strerror(c.wfail));
+    else if (nomem)
+        status = cli_nomem("ddpwire deframe", "the receiver");
+    else if (c.failed && !(c.err.code == DW_MPA_ERR_CLOSED && c.err.clean)) {
         report(&c);
-        status = 1;
-    }
-    if (c.wfail) {
-        perror("ddpwire deframe: stdout");
         status = 1;
     }
     dw_mpa_rx_del(rx);

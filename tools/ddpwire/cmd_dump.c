@@ -48,9 +48,11 @@ static void help(void)
         "  --store BYTES        out-of-order octets held per direction (default 262144)\n"
         "  --no-progress        no progress line on a terminal\n"
         "exit: 0 all correct, 1 protocol errors, 2 usage error, a source that cannot be\n"
-        "      read as a capture or a report that cannot be written, 3 capture incomplete (gaps, cut by the snap length or\n"
+        "      read as a capture or a report that cannot be created, 3 capture incomplete\n"
+        "      (gaps, cut by the snap length or\n"
         "      inside a packet, ends inside a frame), 4 nothing checked (no TCP data or\n"
-        "      IPoIB frame: unsupported link type, a filter that matched nothing)\n");
+        "      IPoIB frame: unsupported link type, a filter that matched nothing), 5 could\n"
+        "      not complete (out of memory, a failed write: no verdict; -w removed)\n");
 }
 
 static int parse_mpa_start(void *out, const char *opt, const char *v)
@@ -261,23 +263,37 @@ int cmd_dump(int argc, char **argv)
     if (D.o.report && html_open(&D, argc, argv))
         return 2;
     if (dump_open(&D)) {
-        fprintf(stderr, "ddpwire dump: out of memory\n");
-        return 1;
+        html_close(&D, CLI_EXIT_RESOURCE, 0);
+        return cli_nomem("ddpwire dump", "the dissector");
     }
     int rerr = dump_read(&D);
-    dw_dissect_finish(D.ds);
-    dump_write_close(&D);
     dw_dissect_stats t;
     dw_dissect_stats_get(D.ds, &t);
-    if (t.nomem)
-        fprintf(stderr, "ddpwire dump: out of memory: %llu connections or checkers not checked\n",
-                (unsigned long long)t.nomem);
-    int status = rerr ? 2 : status_of(&D);
+    if ((t.nomem || D.nomem) && !D.fail[0]) {
+        char n[64];
+        snprintf(n, sizeof n, "%llu connections or checkers not checked",
+                 (unsigned long long)(t.nomem + D.nomem));
+        dump_fail(&D, n, "out of memory");
+    }
+    if (!D.fail[0] && rerr != CLI_EXIT_RESOURCE)
+        dw_dissect_finish(D.ds); /* else the open flows get no verdict (del: silently) */
+    dw_dissect_stats_get(D.ds, &t);
+    if (t.nomem && !D.fail[0])
+        dump_fail(&D, "checking the connections still open", "out of memory");
+    dump_write_close(&D, !rerr && !D.fail[0]);
+    int status = rerr ? rerr : D.fail[0] ? CLI_EXIT_RESOURCE : status_of(&D);
+    if (status == CLI_EXIT_RESOURCE && D.fail[0])
+        snprintf(D.why, sizeof D.why, "%s", D.fail);
     if (!rerr || t.packets)
         out_summary(&D, status);
     /* no report on half a capture; one that cannot be written is removed */
-    if (html_close(&D, status, !rerr) && !rerr)
-        status = 2;
+    if (html_close(&D, status, !rerr && !D.fail[0]) && !rerr && !D.fail[0])
+        status = CLI_EXIT_RESOURCE; /* html_close said which file */
+    if (D.fail[0])
+        fprintf(stderr, "ddpwire dump: could not complete: %s%s\n", D.fail,
+                D.w_removed ? " (-w file removed)" : "");
+    else if (cli_stdout_done("ddpwire dump"))
+        status = CLI_EXIT_RESOURCE;
     dw_dissect_del(D.ds);
     return status;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* ddpwire frame: length-prefixed records on stdin -> MPA stream on stdout. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,12 +49,14 @@ int cmd_frame(int argc, char **argv)
         return r;
     dw_mpa_tx_settings ts;
     cli_mpa_tx_settings(&mo, &ts);
-    dw_mpa_tx *tx;
+    dw_mpa_tx *tx = NULL;
     uint8_t *in = malloc(IN_CAP);
     out *o = calloc(1, sizeof *o);
     if (!in || !o || dw_mpa_tx_new(&tx, &ts) != 0) {
-        fprintf(stderr, "ddpwire frame: out of memory\n");
-        return 1;
+        free(in);
+        free(o);
+        dw_mpa_tx_del(tx);
+        return cli_nomem("ddpwire frame", "the sender and its buffers");
     }
     if (verbose)
         fprintf(stderr, "ddpwire frame: EMSS %u, MULPDU %u, markers %s\n", mo.emss,
@@ -64,8 +67,7 @@ int cmd_frame(int argc, char **argv)
     while (!eof && !status) {
         ssize_t n = cli_read_some(STDIN_FILENO, in + fill, IN_CAP - fill);
         if (n < 0) {
-            perror("ddpwire frame: stdin");
-            status = 1;
+            status = cli_cannot("ddpwire frame", "reading stdin", strerror(errno));
             break;
         }
         eof = n == 0 || (size_t)n < IN_CAP - fill;
@@ -76,11 +78,18 @@ int cmd_frame(int argc, char **argv)
             if (fill - at < 2 + len)
                 break;
             size_t need = dw_mpa_fpdu_len(dw_mpa_tx_pos(tx), len, mo.markers);
-            if (o->bytes && (o->bytes + need > FLUSH_AT || o->n + DW_MPA_FPDU_IOV_MAX > IOV_CAP))
-                status |= flush(o);
+            if (o->bytes && (o->bytes + need > FLUSH_AT || o->n + DW_MPA_FPDU_IOV_MAX > IOV_CAP) &&
+                flush(o)) {
+                status = -1;
+                break;
+            }
             dw_mpa_fpdu_info info;
             ssize_t f = dw_mpa_tx_frame(tx, in + at + 2, len, o->iov + o->n,
                                         IOV_CAP - (size_t)o->n, &info);
+            if (f == DW_ERR_NOMEM) {
+                status = cli_nomem("ddpwire frame", "framing a record");
+                break;
+            }
             if (f < 0) {
                 fprintf(stderr, "ddpwire frame: record %zu (input offset %zu, %zu octets): %s\n",
                         records, (size_t)(in_base + at), len, dw_strerror((int)f));
@@ -93,11 +102,18 @@ int cmd_frame(int argc, char **argv)
             records++;
             at += 2 + len;
         }
-        status |= flush(o); /* the iovecs point into in[]: send before moving it */
+        if (status > 0)
+            break;
+        if (flush(o)) /* the iovecs point into in[]: send before moving it */
+            status = -1;
+        if (status)
+            break;
         memmove(in, in + at, fill - at);
         fill -= at;
         in_base += at;
     }
+    if (status < 0) /* a failed write: nothing after it was framed */
+        status = cli_cannot("ddpwire frame", "writing stdout", strerror(errno));
     if (!status && fill) {
         fprintf(stderr, "ddpwire frame: input ends inside a record (%zu octets left over)\n", fill);
         status = 1;

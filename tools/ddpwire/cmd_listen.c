@@ -196,6 +196,8 @@ static int serve(int lfd, dw_sock_opts *o, ctx *c, const char *where, int quiet)
     c->records = keep.records, c->first_ms = keep.first_ms, c->later_ms = keep.later_ms;
     o->nonblocking = 1; /* the accept waits; the start-up is read with a deadline */
     int rc = dw_sock_accept(&s, lfd, o, err, sizeof err);
+    if (rc && cli_sock_resource(rc, errno))
+        return cli_cannot("ddpwire listen", where, err);
     if (rc) {
         fprintf(stderr, "ddpwire listen: %s: %s%s\n", where, err, cli_errtag(rc));
         return 1;
@@ -215,9 +217,13 @@ static int serve(int lfd, dw_sock_opts *o, ctx *c, const char *where, int quiet)
                     c->peer[0] ? " (from " : "", c->peer, c->peer[0] ? ")" : "");
         return 0;
     }
+    int res = cli_errno_resource(c->werr) || (!c->werr && cli_sock_resource((int)r, e));
+    if (res)
+        fprintf(stderr, "ddpwire listen: could not complete: %s\n",
+                c->werr ? "writing standard output" : "out of memory or I/O resources");
     report(s, o, c, r, octets, e);
     dw_sock_abort(s); /* tell the sender with a reset */
-    return 1;
+    return res ? CLI_EXIT_RESOURCE : 1;
 }
 
 /* --reuseport: several listeners on one port (SO_REUSEPORT), the kernel
@@ -315,17 +321,20 @@ static int parse(int argc, char **argv, listen_args *a, cli_where *w)
     return used < 0 ? 2 : cli_extra("ddpwire listen", a->pos, 2, used);
 }
 
-/* The listening socket: 0, or -1 after saying why. */
+/* The listening socket: 0, or the exit status after saying why. */
 static int open_listener(int *lfd, const listen_args *a, const cli_where *w)
 {
     char err[256];
     const char *host = w->host[0] ? w->host : NULL;
-    if (a->reuse ? listen_shared(lfd, host, w->port)
-                 : dw_sock_listen(lfd, host, w->port, err, sizeof err)) {
+    int rc = a->reuse ? listen_shared(lfd, host, w->port)
+                      : dw_sock_listen(lfd, host, w->port, err, sizeof err);
+    if (rc) {
         if (a->reuse)
             snprintf(err, sizeof err, "listen: %s", strerror(errno));
+        if (cli_sock_resource(rc, errno))
+            return cli_cannot("ddpwire listen", w->show, err);
         fprintf(stderr, "ddpwire listen: %s: %s\n", w->show, err);
-        return -1;
+        return 1;
     }
     return 0;
 }
@@ -339,8 +348,8 @@ int cmd_listen(int argc, char **argv)
     int r = parse(argc, argv, &a, &w), lfd;
     if (r != CLI_GO)
         return r;
-    if (open_listener(&lfd, &a, &w))
-        return 1;
+    if ((r = open_listener(&lfd, &a, &w)))
+        return r;
     dw_sock_opts o = a.o;
     int given = o.timeout_ms >= 0;
     if (a.keep) {

@@ -334,6 +334,8 @@ int cmd_send(int argc, char **argv)
         o.tx_scratch = BATCH_OCTETS + 2048;
     dw_sock *s;
     int rc = dw_sock_connect(&s, w.host, w.port, &o, err, sizeof err);
+    if (rc && cli_sock_resource(rc, errno))
+        return cli_cannot("ddpwire send", w.show, err);
     if (rc) {
         fprintf(stderr, "ddpwire send: %s%s%s: %s%s\n", w.show, o.local_addr ? " from " : "",
                 o.local_addr ? o.local_addr : "", err, cli_errtag(rc));
@@ -361,8 +363,14 @@ int cmd_send(int argc, char **argv)
     if (c.out > STDOUT_FILENO && close(c.out) && !c.werr)
         c.werr = errno;
     if (rc || rx || c.werr) {
+        int res = cli_errno_resource(c.werr) || cli_errno_resource(c.in_err) ||
+                  (!c.werr && !c.in_err && (cli_sock_resource(rc, se) || cli_sock_resource(rx, re)));
+        if (res)
+            fprintf(stderr, "ddpwire send: could not complete: %s\n",
+                    c.werr ? "writing the records received" : c.in_err ? "reading the input"
+                                                             : "out of memory or I/O resources");
         report(&c, &o, rc, se, rx, re);
-        return 1;
+        return res ? CLI_EXIT_RESOURCE : 1;
     }
     if (!g.quiet)
         summary(&c, &o, &info, total, rec, secs);

@@ -40,7 +40,13 @@ typedef struct dump {
     uint64_t read;           /* packets read */
     const char *incomplete;  /* why the capture itself is incomplete, or NULL */
     char why[256];
+    uint64_t nomem;          /* the tool's own allocations that failed */
+    char fail[240];
+    int w_removed;           /* -w was not kept: removed */          /* the first resource failure, "" none */
 } dump;
+
+/* Records a resource failure (the first is reported; reading stops). */
+void dump_fail(dump *P, const char *what, const char *why);
 
 /* dump_out.c: the dissector with the printer's callbacks */
 int dump_open(dump *P);
@@ -58,8 +64,9 @@ void dump_mark(dump *P, uint64_t pkt);
  * returns 0, or 2 when a source cannot be opened or is not a capture
  * (said on stderr). Sets P->incomplete when a file is cut inside a packet. */
 int dump_read(dump *P);
-/* Writes what -w still holds and closes it (after the dissector finished). */
-void dump_write_close(dump *P);
+/* After the dissector finished: keep, writes what -w still holds and puts
+ * the file in place (a failure goes to dump_fail); else removes it. */
+void dump_write_close(dump *P, int keep);
 
 /* dump_report.c */
 void out_ipoib(dump *P, const dw_dissect_ipoib *ip);

@@ -442,7 +442,10 @@ static void on_ipoib(dw_dissect *D, const dw_dissect_ipoib *ip, void *u)
 static void on_flow_start(dw_dissect *D, const dw_flow *f, void *u)
 {
     (void)D;
-    dw_dissect_flow_set_app(f, calloc(1, sizeof(dump_app)));
+    dump_app *a = calloc(1, sizeof(dump_app));
+    if (!a)
+        ((dump *)u)->nomem++; /* its error lines would not be counted */
+    dw_dissect_flow_set_app(f, a);
     html_flow_start(u, f);
 }
 

@@ -7,12 +7,14 @@
  */
 #include <pcap/pcap.h>
 
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cli.h"
 #include "dump.h"
 
 #define DUMP_RING 4096u
@@ -25,6 +27,7 @@ typedef struct held {
 } held;
 
 typedef struct dump_writer {
+    cli_outfile file;    /* FILE.tmp-XXXXXX until complete */
     pcap_dumper_t *d;
     pcap_t *dead;        /* the link type of the file written */
     held *ring;          /* --only-errors */
@@ -45,10 +48,22 @@ static void on_signal(int sig)
 
 /* ---- -w ------------------------------------------------------------- */
 
-static void w_put(dump_writer *w, const struct pcap_pkthdr *h, const uint8_t *p)
+void dump_fail(dump *P, const char *what, const char *why)
+{
+    if (!P->fail[0])
+        snprintf(P->fail, sizeof P->fail, "%.150s: %.80s", what, why);
+    stop_flag = 1; /* nothing after it would be whole */
+}
+
+static void w_put(dump *P, dump_writer *w, const struct pcap_pkthdr *h, const uint8_t *p)
 {
     pcap_dump((u_char *)w->d, h, p);
     w->written++;
+    if (cli_outfile_failed(&w->file) && !P->fail[0]) {
+        char what[300];
+        snprintf(what, sizeof what, "writing %s", P->o.write);
+        dump_fail(P, what, strerror(w->file.err));
+    }
 }
 
 void dump_mark(dump *P, uint64_t pkt)
@@ -59,10 +74,10 @@ void dump_mark(dump *P, uint64_t pkt)
 }
 
 /* The oldest of the window leaves it (written when marked). */
-static void w_leave(dump_writer *w, held *x)
+static void w_leave(dump *P, dump_writer *w, held *x)
 {
     if (x->data && x->marked)
-        w_put(w, &x->h, x->data);
+        w_put(P, w, &x->h, x->data);
     free(x->data);
     x->data = NULL;
     x->marked = 0;
@@ -74,55 +89,71 @@ static void w_packet(dump *P, const struct pcap_pkthdr *h, const uint8_t *p, uin
     if (!w)
         return;
     if (!w->ring) {
-        w_put(w, h, p);
+        w_put(P, w, h, p);
         return;
     }
     held *x = &w->ring[(pkt - 1) % DUMP_RING];
-    w_leave(w, x);
+    w_leave(P, w, x);
     x->h = *h;
     x->pkt = pkt;
     x->data = malloc(h->caplen ? h->caplen : 1);
     if (x->data)
         memcpy(x->data, p, h->caplen);
+    else
+        dump_fail(P, "holding a packet for -w", "out of memory");
     w->next = pkt;
 }
 
 static int w_open(dump *P, int linktype, int snaplen)
 {
     dump_writer *w = calloc(1, sizeof *w);
-    if (!w)
-        return -1;
-    w->dead = pcap_open_dead(linktype, snaplen);
-    w->d = w->dead ? pcap_dump_open(w->dead, P->o.write) : NULL;
-    if (!w->d) {
-        fprintf(stderr, "ddpwire dump: -w %s: %s\n", P->o.write,
-                w->dead ? pcap_geterr(w->dead) : "cannot open");
-        if (w->dead)
+    if (!w || !(w->dead = pcap_open_dead(linktype, snaplen)) ||
+        (P->o.only_errors && !(w->ring = calloc(DUMP_RING, sizeof *w->ring)))) {
+        if (w && w->dead)
             pcap_close(w->dead);
+        if (w)
+            free(w->ring);
         free(w);
-        return -1;
+        return cli_nomem("ddpwire dump", "opening -w");
     }
-    if (P->o.only_errors && !(w->ring = calloc(DUMP_RING, sizeof *w->ring))) {
-        pcap_dump_close(w->d);
+    FILE *f = cli_outfile_open(&w->file, "ddpwire dump", P->o.write);
+    w->d = f ? pcap_dump_fopen(w->dead, f) : NULL;
+    if (!w->d) {
+        if (f)
+            fprintf(stderr, "ddpwire dump: -w %s: %s\n", P->o.write, pcap_geterr(w->dead));
+        int nomem = cli_errno_resource(errno);
+        cli_outfile_abort(&w->file);
         pcap_close(w->dead);
+        free(w->ring);
         free(w);
-        return -1;
+        return nomem ? CLI_EXIT_RESOURCE : 2;
     }
     P->w = w;
     return 0;
 }
 
-void dump_write_close(dump *P)
+void dump_write_close(dump *P, int keep)
 {
     dump_writer *w = P->w;
     if (!w)
         return;
     if (w->ring) {
-        for (uint64_t k = 0; k < DUMP_RING; k++) /* in packet order */
-            w_leave(w, &w->ring[(w->next + k) % DUMP_RING]);
+        for (uint64_t k = 0; k < DUMP_RING && keep; k++) /* in packet order */
+            w_leave(P, w, &w->ring[(w->next + k) % DUMP_RING]);
+        for (uint64_t k = 0; k < DUMP_RING; k++)
+            free(w->ring[k].data);
         free(w->ring);
     }
-    pcap_dump_close(w->d);
+    /* The pcap_dumper_t is the cli_outfile's FILE: the commit closes it
+     * (pcap_dump_close would, without a status). */
+    int had_tmp = w->file.tmp != NULL;
+    if (keep && !P->fail[0] && cli_outfile_commit(&w->file, NULL)) {
+        char what[300];
+        snprintf(what, sizeof what, "writing %s", P->o.write);
+        dump_fail(P, what, strerror(errno));
+    }
+    P->w_removed = had_tmp && P->fail[0];
+    cli_outfile_abort(&w->file); /* not kept, or failed: removed */
     pcap_close(w->dead);
     free(w);
     P->w = NULL;
@@ -165,6 +196,7 @@ static void progress_tick(progress *pg, dump *P, pcap_t *pc, int final)
 static pcap_t *open_source(const dump *P, const char *file, progress *pg)
 {
     char err[PCAP_ERRBUF_SIZE] = "";
+    errno = 0;
     pcap_t *pc = P->o.iface ? pcap_open_live(P->o.iface, 262144, 0, 100, err)
                             : pcap_open_offline(file, err);
     struct stat st;
@@ -225,14 +257,18 @@ int dump_read(dump *P)
         const char *name = P->o.iface ? P->o.iface : P->o.files[i];
         pcap_t *pc = open_source(P, P->o.iface ? NULL : name, &pg);
         if (!pc || (P->o.filter[0] && set_filter(pc, P->o.filter))) {
+            int nomem = errno == ENOMEM; /* libpcap's own allocation */
             if (pc)
                 pcap_close(pc);
-            return 2;
+            if (nomem)
+                dump_fail(P, name, "out of memory");
+            return nomem ? CLI_EXIT_RESOURCE : 2;
         }
         int lt = pcap_datalink(pc);
-        if (P->o.write && !P->w && w_open(P, lt, pcap_snapshot(pc))) {
+        int wr = P->o.write && !P->w ? w_open(P, lt, pcap_snapshot(pc)) : 0;
+        if (wr) {
             pcap_close(pc);
-            return 2;
+            return wr;
         }
         if (P->w && lt0 >= 0 && lt != lt0) {
             fprintf(stderr, "ddpwire dump: %s: link type %d, not the %d that -w writes\n", name,

@@ -315,6 +315,8 @@ const char *dump_verdict(int status)
         return "capture incomplete";
     case 4:
         return "nothing checked";
+    case 5:
+        return "could not complete";
     default:
         return "unreadable input";
     }

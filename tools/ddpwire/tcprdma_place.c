@@ -43,7 +43,8 @@ typedef struct flow {
     uint8_t ver, src[16], dst[16];
     uint16_t sport, dport;
     dw_tcpopt_rx *rx;
-    FILE *stream;
+    cli_outfile stream; /* DIR/stream-SPORT-DPORT.bin, in place when complete */
+    char *path;
     uint64_t segments, bad_csum;
     seen seen[MAX_SEEN];
     size_t nseen, untracked;
@@ -67,7 +68,14 @@ typedef struct place {
     dw_flowtab *conns;       /* connection -> its directions' receivers */
     uint64_t frames, not_tcp, unreadable, truncated, refusals, lines, io_err;
     uint64_t reasons[32];
+    char fail[300]; /* the first resource failure: the run stops, no verdict */
 } place;
+
+static void place_fail(place *P, const char *what, const char *why)
+{
+    if (!P->fail[0])
+        snprintf(P->fail, sizeof P->fail, "%.200s: %.80s", what, why);
+}
 
 static void help(void)
 {
@@ -108,13 +116,18 @@ static void write_xfer(flow *f, seen *s, const uint8_t *buf, uint64_t extent)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%012llx.bin", f->P->dir, (unsigned long long)s->rid);
-    FILE *o = fopen(path, "wb");
-    int ok = o && (!extent || fwrite(buf, 1, (size_t)extent, o) == extent);
-    if (o && fclose(o))
-        ok = 0;
-    if (!ok) {
-        fprintf(stderr, "ddpwire tcprdma place: %s: %s\n", path, strerror(errno));
-        f->P->io_err++;
+    cli_outfile o;
+    if (f->P->fail[0])
+        return;
+    if (!cli_outfile_open(&o, NULL, path) ||
+        (extent && fwrite(buf, 1, (size_t)extent, o.f) != extent) ||
+        cli_outfile_commit(&o, NULL)) {
+        int e = o.err ? o.err : errno;
+        cli_outfile_abort(&o);
+        char what[4200];
+        snprintf(what, sizeof what, "writing %s", path);
+        place_fail(f->P, what, strerror(e));
+        return;
     }
     s->written = 1;
 }
@@ -133,8 +146,11 @@ static void on_stream(dw_tcpopt_rx *rx, const uint8_t *d, size_t n, uint64_t off
 {
     flow *f = u;
     (void)rx, (void)off;
-    if (f->stream && fwrite(d, 1, n, f->stream) != n)
-        f->P->io_err++;
+    if (f->stream.f && fwrite(d, 1, n, f->stream.f) != n && !f->P->fail[0]) {
+        char what[300];
+        snprintf(what, sizeof what, "writing %s", f->stream.path);
+        place_fail(f->P, what, strerror(f->stream.err ? f->stream.err : errno));
+    }
 }
 
 static void on_placed(dw_tcpopt_rx *rx, const dw_tcpopt_rx_place *p, void *u)
@@ -189,6 +205,8 @@ static void on_unknown(dw_tcpopt_rx *rx, const dw_tcpopt *o, void *u)
         if (f->bufs[i].rid == o->rid)
             return; /* completed before: a second transfer is not expected */
     uint8_t *p = calloc((size_t)size + 1, 1);
+    if (!p)
+        place_fail(P, "a buffer for a transfer", "out of memory");
     if (!p || dw_tcpopt_rx_register(rx, o->rid, p, (size_t)size)) {
         free(p);
         return;
@@ -201,6 +219,7 @@ static flow *new_flow(place *P, const dw_pkt_tcp *t, uint32_t start)
     flow *f = calloc(1, sizeof *f);
     if (!f || !(f->bufs = calloc(P->max_buffers + 1, sizeof *f->bufs))) {
         free(f);
+        place_fail(P, "a connection's receiver", "out of memory");
         return NULL;
     }
     f->P = P;
@@ -222,13 +241,14 @@ static flow *new_flow(place *P, const dw_pkt_tcp *t, uint32_t start)
                                               on_refused, on_unknown};
     char path[4096];
     snprintf(path, sizeof path, "%s/stream-%u-%u.bin", P->dir, f->sport, f->dport);
-    f->stream = fopen(path, "wb");
-    if (!f->stream || dw_tcpopt_rx_new(&f->rx, &s, &cb, f)) {
-        fprintf(stderr, "ddpwire tcprdma place: %s: %s\n", path,
-                f->stream ? "cannot create a receiver" : strerror(errno));
-        P->io_err++;
-        if (f->stream)
-            fclose(f->stream);
+    int rc = 0;
+    if (!(f->path = strdup(path)) || !cli_outfile_open(&f->stream, NULL, f->path) ||
+        (rc = dw_tcpopt_rx_new(&f->rx, &s, &cb, f))) {
+        int e = errno;
+        place_fail(P, f->path && !rc ? f->path : "a connection's receiver",
+                   f->path && !rc ? strerror(e) : "out of memory");
+        cli_outfile_abort(&f->stream);
+        free(f->path);
         free(f->bufs);
         free(f);
         return NULL;
@@ -241,6 +261,17 @@ static flow *new_flow(place *P, const dw_pkt_tcp *t, uint32_t start)
 typedef struct conn {
     flow *dir[2];
 } conn;
+
+static void flow_free(flow *f)
+{
+    for (size_t i = 0; i < f->nbufs; i++)
+        free(f->bufs[i].p);
+    cli_outfile_abort(&f->stream);
+    dw_tcpopt_rx_del(f->rx);
+    free(f->path);
+    free(f->bufs);
+    free(f);
+}
 
 static void conn_end(dw_flowtab *t, dw_flow *f, void *u)
 {
@@ -259,8 +290,10 @@ static flow *flow_of(place *P, const dw_pkt_tcp *t, uint32_t start)
         return cn->dir[k];
     if (P->nflows >= MAX_FLOWS || !((t->flags & DW_PKT_SYN) || t->payload_len))
         return NULL;
-    if (!c && (dw_flowtab_add(P->conns, t, &c, &k) || !(c->user_data = calloc(1, sizeof *cn))))
+    if (!c && (dw_flowtab_add(P->conns, t, &c, &k) || !(c->user_data = calloc(1, sizeof *cn)))) {
+        place_fail(P, "a connection", "out of memory");
         return NULL;
+    }
     cn = c->user_data;
     return cn->dir[k] = new_flow(P, t, start);
 }
@@ -294,8 +327,9 @@ static void frame(place *P, unsigned lt, const struct pcap_pkthdr *h, const uint
         if (P->drop_bad)
             return;
     }
-    dw_tcpopt_rx_segment(f->rx, t.seq + (uint32_t)syn, t.options, t.options_len,
-                         t.payload, t.payload_len);
+    if (dw_tcpopt_rx_segment(f->rx, t.seq + (uint32_t)syn, t.options, t.options_len,
+                             t.payload, t.payload_len) == DW_ERR_NOMEM)
+        place_fail(P, "a connection's receiver", "out of memory");
 }
 
 /* Writes what is still tracked, prints the report, frees the flow. */
@@ -330,13 +364,12 @@ static int finish_flow(place *P, flow *f)
     }
     if (!P->verbose && f->nseen > MAX_LINES)
         printf("  ... %zu transfers in all (-v lists them)\n", f->nseen);
-    for (size_t i = 0; i < f->nbufs; i++)
-        free(f->bufs[i].p);
-    if (fclose(f->stream))
-        P->io_err++;
-    dw_tcpopt_rx_del(f->rx);
-    free(f->bufs);
-    free(f);
+    if (!P->fail[0] && cli_outfile_commit(&f->stream, NULL)) {
+        char what[300];
+        snprintf(what, sizeof what, "writing %s", f->path);
+        place_fail(P, what, strerror(errno));
+    }
+    flow_free(f);
     return bad;
 }
 
@@ -433,7 +466,10 @@ int tcprdma_place(int argc, char **argv)
         return 2;
     }
     char err[PCAP_ERRBUF_SIZE];
+    errno = 0;
     pcap_t *pc = pcap_open_offline(P->in, err);
+    if (!pc && errno == ENOMEM)
+        return cli_cannot("ddpwire tcprdma place", P->in, "out of memory");
     if (!pc) {
         fprintf(stderr, "ddpwire tcprdma place: %s\n", err);
         return 1;
@@ -453,24 +489,32 @@ int tcprdma_place(int argc, char **argv)
     fs.max_flows = MAX_FLOWS; /* never evicts: a connection holds a receiver */
     dw_flowtab_callbacks fcb = {conn_end};
     if (dw_flowtab_new(&P->conns, &fs, &fcb, NULL)) {
-        fprintf(stderr, "ddpwire tcprdma place: out of memory\n");
         pcap_close(pc);
-        return 1;
+        return cli_nomem("ddpwire tcprdma place", "the connection table");
     }
     unsigned lt = (unsigned)pcap_datalink(pc);
     struct pcap_pkthdr *h;
     const u_char *d;
     int rc;
-    while ((rc = pcap_next_ex(pc, &h, &d)) == 1)
+    while (!P->fail[0] && (rc = pcap_next_ex(pc, &h, &d)) == 1)
         frame(P, lt, h, d);
-    if (rc == PCAP_ERROR)
+    if (!P->fail[0] && rc == PCAP_ERROR)
         fprintf(stderr, "ddpwire tcprdma place: %s: %s\n", P->in, pcap_geterr(pc));
     pcap_close(pc);
     int incomplete = 0;
-    for (size_t i = 0; i < P->nflows; i++)
-        incomplete |= finish_flow(P, P->flows[i]);
+    for (size_t i = 0; i < P->nflows; i++) {
+        if (P->fail[0]) /* no verdict on half the capture; stream files removed */
+            flow_free(P->flows[i]);
+        else
+            incomplete |= finish_flow(P, P->flows[i]);
+    }
     dw_flowtab_finish(P->conns);
     dw_flowtab_del(P->conns);
+    if (P->fail[0]) {
+        fprintf(stderr, "ddpwire tcprdma place: could not complete: %s (no verdict; "
+                        "unfinished files removed)\n", P->fail);
+        return CLI_EXIT_RESOURCE;
+    }
     printf("%llu frames: %llu not TCP over IP, %llu unreadable (%llu cut short); "
            "%llu refusals\n", (unsigned long long)P->frames, (unsigned long long)P->not_tcp,
            (unsigned long long)P->unreadable, (unsigned long long)P->truncated,
@@ -479,5 +523,7 @@ int tcprdma_place(int argc, char **argv)
         if (P->reasons[r])
             printf("  %llu x %s\n", (unsigned long long)P->reasons[r],
                    dw_tcpopt_reason_str((dw_tcpopt_reason)r));
+    if (cli_stdout_done("ddpwire tcprdma place"))
+        return CLI_EXIT_RESOURCE;
     return rc == PCAP_ERROR || P->refusals || P->unreadable || P->io_err || incomplete ? 1 : 0;
 }

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The CLI torture test (issue 27): each path of the tool is run once per
+allocation with that allocation failing, and once per output write with that
+write failing (ENOSPC), cut short or interrupted (EINTR), through the
+LD_PRELOAD shim faultshim.so. Each run must end without a crash or hang in
+either the full run's status and output, or status 5 ("could not complete")
+with a "could not complete" line on stderr, its -w file absent and no
+FILE.tmp-* left. Usage: cli_torture.py DDPWIRE SHIM SRCDIR [PATH...]
+(DW_TORTURE_STEP=K tries every Kth failure point only)."""
+import os, shutil, socket, subprocess, sys, tempfile, time
+
+D, SHIM, SRC = sys.argv[1], sys.argv[2], sys.argv[3]
+ONLY = sys.argv[4:]
+STEP = int(os.environ.get("DW_TORTURE_STEP", "1"))
+RES = 5
+T = tempfile.mkdtemp(prefix="dw_torture.")
+fails, stats = [], []
+
+
+def run(argv, env=None, stdin=None, timeout=30):
+    e = dict(os.environ)
+    e.update(env or {})
+    with open(stdin or os.devnull, "rb") as f:
+        try:
+            p = subprocess.run([D] + argv, env=e, stdin=f, capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+    return p
+
+
+def tree(path):
+    """The files under path (a file or a directory): name -> content."""
+    if not path or not os.path.exists(path):
+        return {}
+    if os.path.isfile(path):
+        return {"": open(path, "rb").read()}
+    out = {}
+    for n in sorted(os.listdir(path)):
+        out[n] = open(os.path.join(path, n), "rb").read()
+    return out
+
+
+def clean(path):
+    if path and os.path.isdir(path):
+        shutil.rmtree(path)
+    elif path and os.path.exists(path):
+        os.unlink(path)
+
+
+def judge(name, point, p, base, out, stdout_full=True):
+    """base: (rc, stdout, files). Returns '' or why this run is wrong."""
+    if p is None:
+        return "hung (timeout)"
+    if p.returncode < 0 or p.returncode >= 128:
+        return "crashed (status %d): %s" % (p.returncode, p.stderr[-300:])
+    files = tree(out)
+    left = [n for n in files if ".tmp-" in n] + (
+        [f for f in os.listdir(os.path.dirname(out)) if f.startswith(os.path.basename(out) + ".tmp-")]
+        if out and os.path.isdir(os.path.dirname(out)) else [])
+    if left:
+        return "left temporary files %s" % left
+    rc, sout, bfiles = base
+    if p.returncode == rc and (not stdout_full or p.stdout == sout) and files == bfiles:
+        return ""
+    if p.returncode == RES and b"could not complete" in p.stderr:
+        # what is left is whole: each file as in the full run
+        for n, c in files.items():
+            if bfiles.get(n) != c:
+                return "status 5 but %s is cut (%d of %d octets)" % (
+                    n or out, len(c), len(bfiles.get(n, b"")))
+        return ""
+    return "status %d (full run %d), stdout %s, stderr: %s" % (
+        p.returncode, rc, "same" if p.stdout == sout else "differs",
+        p.stderr.decode(errors="replace")[-300:].strip() or "(nothing)")
+
+
+def torture(name, argv, out=None, stdin=None, setup=None, stdout_full=True):
+    if ONLY and name not in ONLY:
+        return
+    cnt = os.path.join(T, "count")
+    clean(out)
+    if os.path.exists(cnt):
+        os.unlink(cnt)
+    p = run(argv, {"LD_PRELOAD": SHIM, "DW_FAULT_COUNT": cnt}, stdin)
+    if p is None or p.returncode >= 128:
+        fails.append("%s: the full run failed" % name)
+        return
+    base = (p.returncode, p.stdout, tree(out))
+    allocs, writes = map(int, open(cnt).read().split()[:2])
+    n_run = 0
+    points = [("alloc", k, {"DW_FAULT_ALLOC": str(k)}) for k in range(1, allocs + 1, STEP)]
+    for mode in ("enospc", "short", "eintr"):
+        points += [("write-" + mode, k, {"DW_FAULT_WRITE": str(k), "DW_FAULT_MODE": mode})
+                   for k in range(1, writes + 1, STEP)]
+    bad = 0
+    for kind, k, env in points:
+        clean(out)
+        env["LD_PRELOAD"] = SHIM
+        q = run(argv, env, stdin)
+        n_run += 1
+        why = judge(name, k, q, base, out, stdout_full)
+        if not why and kind in ("write-short", "write-eintr") and q.returncode != base[0]:
+            why = "a %s write is not a failure: status %d" % (kind[6:], q.returncode)
+        if why:
+            bad += 1
+            if bad <= 5:
+                fails.append("%s: %s %d: %s" % (name, kind, k, why))
+    stats.append("%-22s %4d allocations, %3d output writes: %4d faults injected%s, %d wrong"
+                 % (name, allocs, writes, n_run, "" if STEP == 1 else " (every %dth)" % STEP, bad))
+
+
+def records(path, n, size):
+    with open(path, "wb") as f:
+        for i in range(n):
+            r = bytes((i * 7 + j) & 255 for j in range(size - (i % 5)))
+            f.write(len(r).to_bytes(2, "big") + r)
+
+
+data = os.path.join(SRC, "tests", "data")
+recs = os.path.join(T, "recs.bin")
+records(recs, 300, 700)
+stream = os.path.join(T, "stream.mpa")
+with open(stream, "wb") as f:
+    subprocess.run([D, "frame"], stdin=open(recs, "rb"), stdout=f, check=True)
+
+caps = ["dump/01_clean.pcap", "dump/06_badcrc.pcap", "dump/10_gap.pcap", "dump/13_ift.pcap",
+        "dump/14_tcpopt.pcap", "dump/15_ipoib.pcap", "siw/guest.pcap"]
+for c in caps:
+    cap = os.path.join(data, c)
+    if os.path.exists(cap):
+        torture("dump " + c, ["dump", "-q", "--no-progress", cap])
+wout = os.path.join(T, "w.pcap")
+torture("dump -w", ["dump", "--json", "--no-progress", os.path.join(data, "siw/guest.pcap"),
+                    "-w", wout], out=wout)
+torture("dump -w --only-errors", ["dump", "-q", "--no-progress",
+                                  os.path.join(data, "dump/06_badcrc.pcap"), "-w", wout,
+                                  "--only-errors"], out=wout)
+torture("frame", ["frame"], stdin=recs)
+torture("deframe", ["deframe"], stdin=stream)
+
+# tcprdma place: a capture made once (synth), placed into a directory
+tcap = os.path.join(T, "t.pcap")
+subprocess.run([D, "tcprdma", "synth", "-o", tcap, "--size", "40000"], check=True,
+               capture_output=True)
+odir = os.path.join(T, "place")
+torture("tcprdma place", ["tcprdma", "place", tcap, "-o", odir], out=odir)
+torture("analyze placement", ["analyze", "placement", os.path.join(data, "siw/guest.pcap")])
+
+
+# send and listen on loopback: the faults in one side, the other side plain
+def listening(port):
+    want = ":%04X" % port
+    for path in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            for line in open(path).read().splitlines()[1:]:
+                f = line.split()
+                if f[1].endswith(want) and f[3] == "0A":
+                    return True
+        except OSError:
+            pass
+    return False
+
+
+port = [20000 + os.getpid() % 9000]
+
+
+class NetRun:
+    """run() for send/listen: the faulted side's result."""
+
+    def __init__(self, side):
+        self.side = side
+
+    def __call__(self, argv, env=None, stdin=None, timeout=30):
+        port[0] += 1
+        pt = str(port[0])
+        e = dict(os.environ)
+        fe = dict(e)
+        fe.update(env or {})
+        lenv, senv = (fe, e) if self.side == "listen" else (e, fe)
+        lout = open(os.path.join(T, "lout"), "wb")
+        lp = subprocess.Popen([D, "listen", "127.0.0.1:" + pt], env=lenv, stdout=lout,
+                              stderr=subprocess.PIPE)
+        t0 = time.time()
+        while not listening(port[0]) and lp.poll() is None and time.time() - t0 < 5:
+            time.sleep(0.01)
+        sp = subprocess.Popen([D, "send", "127.0.0.1:" + pt, recs], env=senv,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            so, se = sp.communicate(timeout=timeout)
+            # a sender that failed before connecting leaves the listener waiting
+            _, le = lp.communicate(timeout=timeout if self.side == "listen" else 3)
+        except subprocess.TimeoutExpired:
+            if self.side == "listen" or sp.returncode is None:
+                sp.kill(), lp.kill(), sp.wait(), lp.wait()
+                return None
+            lp.kill()
+            _, le = lp.communicate()
+        lout.close()
+        got = open(os.path.join(T, "lout"), "rb").read()
+        if self.side == "listen":
+            return subprocess.CompletedProcess([], lp.returncode, got, le)
+        # the sender's run is whole when the listener received every octet
+        ok = lp.returncode == 0 and got == open(recs, "rb").read()
+        return subprocess.CompletedProcess([], sp.returncode, so + (b"" if ok else b"LOST"), se)
+
+
+plain_run = run
+for side in ("listen", "send"):
+    run = NetRun(side)
+    torture(side + " (loopback)", [side], stdout_full=True)
+run = plain_run
+
+shutil.rmtree(T, ignore_errors=True)
+print("\n".join(stats))
+if fails:
+    print("FAILED:\n  " + "\n  ".join(fails))
+    sys.exit(1)
+print("cli_torture: every failure point handled")
