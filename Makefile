@@ -22,7 +22,11 @@ $(BUILD)/Makefile: | deps
 demo: all
 	./$(BUILD)/tools/ddpwire/ddpwire demo
 
+# Configured again first: what check's dependencies installed since the
+# first configure (Wireshark's development files: the plugin) is found.
 check: all
+	cmake -S . -B $(BUILD) > /dev/null
+	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
