@@ -30,7 +30,6 @@ typedef struct ddw_conn {
     uint8_t startup[2]; /* 1 an RFC 5044 frame seen */
     uint32_t last_frame;
     /* Filled when the connection ends: each direction's final counts. */
-    int ended;
     struct ddw_dir_sum {
         uint64_t packets, octets, tcpopts, tcpopt_bad, protocol_errors, incomplete;
         dw_dissect_dir_stats st;
@@ -68,7 +67,7 @@ typedef struct ddw_fpdu {
     uint64_t index, pos, offset;
     uint32_t seq, first, last, segments;
     uint16_t ulen, flen;
-    uint8_t pad, crc, aligned, packed, resync, pad_nonzero;
+    uint8_t pad, crc, aligned, packed, resync;
     uint32_t crc_wire, crc_calc;
     uint16_t nmk, bad_mk;
     ddw_marker *mk;
@@ -77,21 +76,18 @@ typedef struct ddw_fpdu {
 
 typedef struct ddw_ift {
     uint64_t index, offset;
-    uint32_t seq, first, last, segments;
+    uint32_t seq, first, last;
     uint16_t header_size, payload_size;
-    uint8_t header_crc, payload_crc, aligned, packed, resync;
+    uint8_t header_crc, payload_crc;
     ddw_ddp ddp;
 } ddw_ift;
 
-/* An event as dump words it: kind, code, where, detail. */
+/* An event as dump words it. */
 typedef struct ddw_event {
     const char *kind;
     const char *text; /* dump's line: "crc (MPA error 2) at offset ..." */
     dw_dissect_verdict verdict;
     uint8_t group;    /* DDW_G_* */
-    int code;
-    uint64_t offset;
-    uint32_t seq;
 } ddw_event;
 
 enum { DDW_G_MPA = 0, DDW_G_CRC, DDW_G_IFT, DDW_G_TCP, DDW_G_RDMA, DDW_G_TCPOPT, DDW_G_IPOIB };
@@ -134,7 +130,6 @@ void ddw_feed(uint32_t num, unsigned linktype, uint64_t time, const uint8_t *dat
 /* Later passes: ends the connections still open (once): the capture is
  * over, and their summaries and end-of-capture events are filed. */
 void ddw_finish(void);
-int ddw_finished(void);
 const ddw_frame *ddw_frame_get(uint32_t num);
 /* Frames of records filed during the last ddw_feed() under earlier frames. */
 size_t ddw_late(const uint32_t **frames);

@@ -222,10 +222,9 @@ static void show_fpdu(proto_tree *t, tvbuff_t *tvb, const ddw_rec *r, uint32_t f
     const ddw_fpdu *o = r->u.fpdu;
     const char *cv = crc[o->crc & 3];
     proto_item *fi = proto_tree_add_uint64_format_value(
-        t, ddw_hf.fpdu, tvb, 0, 0, o->index, "%" PRIu64 " %s (%s): ULPDU_Length %u, CRC %s%s%s",
+        t, ddw_hf.fpdu, tvb, 0, 0, o->index, "%" PRIu64 " %s (%s): ULPDU_Length %u, CRC %s%s",
         o->index, dir_name(r->dir), role_name(r->role), o->ulen, cv,
-        o->nmk ? (o->bad_mk ? ", markers WRONG" : ", markers right") : "",
-        o->ddp.present ? "" : "");
+        o->nmk ? (o->bad_mk ? ", markers WRONG" : ", markers right") : "");
     proto_tree *ft = proto_item_add_subtree(fi, ddw_ett.fpdu);
     proto_tree_add_string(ft, ddw_hf.fpdu_role, tvb, 0, 0, role_name(r->role));
     if (r->role != 3) {

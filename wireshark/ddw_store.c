@@ -19,7 +19,6 @@ static int finished;
 static uint32_t *late;       /* frames given records during this feed */
 static size_t nlate, caplate;
 static char prefs_err[160];
-static int ddw_nomem;
 
 /* The records' arena: 1 MiB chunks, freed whole at file close. Not
  * Wireshark's file scope: interleaved with TCP's per-segment lists there,
@@ -150,8 +149,9 @@ static ddw_rec *rec_new(const dw_dissect_dir *d, ddw_kind kind)
 static void learn_framing(const dw_dissect_dir *d)
 {
     ddw_conn *c = dw_dissect_flow_app(d->flow);
-    if (!c || (c->framing[d->dir] == d->framing && c->markers[d->dir] >= 0))
-        return;
+    if (!c || (c->framing[d->dir] == d->framing &&
+               (d->framing != DW_DISSECT_FOUND_MPA || c->markers[d->dir] >= 0)))
+        return; /* known: no statistics copied per FPDU */
     c->framing[d->dir] = d->framing;
     if (d->framing == DW_DISSECT_FOUND_MPA) {
         dw_dissect_dir_stats st;
@@ -215,8 +215,7 @@ static void on_fpdu(dw_dissect *Dp, const dw_dissect_dir *d, const dw_mpa_check_
                     .first = (uint32_t)fp->first_pkt, .last = (uint32_t)fp->last_pkt,
                     .segments = fp->segments, .ulen = fp->ulpdu_len, .flen = (uint16_t)fp->fpdu_len,
                     .pad = fp->pad, .crc = (uint8_t)fp->crc, .aligned = !!fp->aligned,
-                    .packed = !!fp->packed, .resync = !!fp->resync,
-                    .pad_nonzero = !!fp->pad_nonzero, .crc_wire = fp->crc_wire,
+                    .packed = !!fp->packed, .resync = !!fp->resync, .crc_wire = fp->crc_wire,
                     .crc_calc = fp->crc_calc, .nmk = (uint16_t)nmk};
     if (nmk) {
         o->mk = fs_alloc(nmk * sizeof *o->mk);
@@ -243,10 +242,8 @@ static void on_ift_frame(dw_dissect *Dp, const dw_dissect_dir *d, const dw_ift_c
         return;
     *o = (ddw_ift){.index = fr->index, .offset = fr->offset, .seq = fr->seq,
                    .first = (uint32_t)fr->first_pkt, .last = (uint32_t)fr->last_pkt,
-                   .segments = fr->segments, .header_size = fr->header_size,
-                   .payload_size = fr->payload_size, .header_crc = (uint8_t)fr->header_crc,
-                   .payload_crc = (uint8_t)fr->payload_crc, .aligned = !!fr->aligned,
-                   .packed = !!fr->packed, .resync = !!fr->resync};
+                   .header_size = fr->header_size, .payload_size = fr->payload_size,
+                   .header_crc = (uint8_t)fr->header_crc, .payload_crc = (uint8_t)fr->payload_crc};
     copy_ddp(&o->ddp, m);
     file_span(d, DDW_IFT, o, fr->first_pkt, fr->last_pkt, NULL, 0);
 }
@@ -273,8 +270,7 @@ static void event(const dw_dissect_dir *d, const char *kind, int group, int code
     ddw_event *e = fs_alloc(sizeof *e);
     if (!e)
         return;
-    *e = (ddw_event){.kind = kind, .text = fs_strdup(text), .verdict = v,
-                     .group = (uint8_t)group, .code = code, .offset = offset, .seq = seq};
+    *e = (ddw_event){.kind = kind, .text = fs_strdup(text), .verdict = v, .group = (uint8_t)group};
     ddw_rec *r = rec_new(d, DDW_EVENT);
     if (!r)
         return;
@@ -440,7 +436,6 @@ static void on_flow_end(dw_dissect *Dp, const dw_flow *f, void *u)
         dw_dissect_dir_stats_get(d, &s->st);
     }
     c->ulp = dw_dissect_flow_ulp(f);
-    c->ended = 1;
     ddw_rec *r = rec_new(dw_dissect_flow_dir(f, 0), DDW_SUMMARY);
     file_rec(c->last_frame, r);
     dw_dissect_flow_set_app(f, NULL);
@@ -458,7 +453,7 @@ static int parse_mpa_start(const char *s, dw_dissect_settings *ds)
     ds->mpa_port = (int)port;
     if (*end == ':') {
         const char *q = end + 1;
-        unsigned long long seq = strtoull(q, &end, 0);
+        unsigned long long seq = strtoull(q, &end, 10); /* as dump reads it */
         if (end == q || seq > UINT32_MAX)
             return -1;
         ds->mpa_seq_set = 1;
@@ -512,7 +507,6 @@ void ddw_close(void)
     nframes = capframes = nlate = caplate = 0;
     cur = 0;
     finished = 0;
-    ddw_nomem = 0;
 }
 
 void ddw_feed(uint32_t num, unsigned linktype, uint64_t time, const uint8_t *data,
@@ -523,9 +517,6 @@ void ddw_feed(uint32_t num, unsigned linktype, uint64_t time, const uint8_t *dat
         return;
     cur = num;
     dw_dissect_packet(D, linktype, time, data, caplen, wirelen);
-    dw_dissect_stats st;
-    dw_dissect_stats_get(D, &st);
-    ddw_nomem = st.nomem > 0;
 }
 
 void ddw_finish(void)
@@ -536,11 +527,6 @@ void ddw_finish(void)
     nlate = 0;
     dw_dissect_finish(D);
     finished = 1;
-}
-
-int ddw_finished(void)
-{
-    return finished;
 }
 
 const ddw_frame *ddw_frame_get(uint32_t num)
@@ -564,5 +550,8 @@ const char *ddw_problem(void)
     if (arena_failed)
         return "out of memory: ddpwire's records are incomplete from here on; its verdicts "
                "cannot be trusted";
-    return ddw_nomem ? "out of memory: some connections were not checked" : NULL;
+    dw_dissect_stats st = {0};
+    if (D)
+        dw_dissect_stats_get(D, &st);
+    return st.nomem ? "out of memory: some connections were not checked" : NULL;
 }

@@ -21,13 +21,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 DATA=$HERE/../data
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if eval "$1"; then ok; else bad "${2:-$1}"; fi; }
-for t in chromium xmllint python3; do
-  command -v $t > /dev/null || { echo "SKIP: $t not installed (scripts/deps.sh check)"; exit 77; }
-done
+. "$HERE/../lib/wire_lib.sh"
+need chromium:chromium xmllint:libxml2-utils python3:python3
 mkdir -p "$OUT"
 rm -f "$OUT"/*.png "$OUT"/*.svg "$OUT"/*.html
 CHROME=(chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions
@@ -132,5 +127,4 @@ else
 fi
 
 echo "screenshots in $OUT"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish
