@@ -40,6 +40,17 @@ static void esc(FILE *f, const char *s)
     svg_esc(f, s);
 }
 
+/* The items of an error list (dump's lines), and its end. */
+static void err_items(FILE *f, char *const *lines, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        fputs("<li class=\"err\">", f);
+        esc(f, lines[i]);
+        fputs("</li>\n", f);
+    }
+    fputs("</ol>\n", f);
+}
+
 /* 1536 -> "1.5 KiB" */
 static void octets(char *b, size_t cap, double v)
 {
@@ -99,12 +110,7 @@ static void head(dump *P, dump_html *H, int status)
     fprintf(f, "</td></tr>\n<tr><th>ddpwire</th><td>%s</td></tr>\n</table>\n", dw_version());
     if (H->nglobal) {
         fprintf(f, "<h2>Errors outside connections</h2>\n<ol class=\"errs\" id=\"global\">\n");
-        for (size_t i = 0; i < H->nglobal; i++) {
-            fputs("<li class=\"err\">", f);
-            esc(f, H->global[i]);
-            fputs("</li>\n", f);
-        }
-        fputs("</ol>\n", f);
+        err_items(f, H->global, H->nglobal);
         if (H->global_total > H->nglobal)
             fprintf(f, "<p>and %" PRIu64 " more (dump -v lists all)</p>\n",
                     H->global_total - H->nglobal);
@@ -366,12 +372,7 @@ static void flow_timelines(FILE *f, const html_flow *r)
             continue;
         fprintf(f, "<ol class=\"errs\" data-flow=\"%" PRIu64 "\" data-dir=\"%s\">\n", r->id,
                 dump_dir_name(k));
-        for (size_t i = 0; i < t->nlines; i++) {
-            fputs("<li class=\"err\">", f);
-            esc(f, t->lines[i]);
-            fputs("</li>\n", f);
-        }
-        fputs("</ol>\n", f);
+        err_items(f, t->lines, t->nlines);
         if (h->errors > t->nlines)
             fprintf(f, "<p>and %" PRIu64 " more errors in this direction (dump -v lists all)</p>\n",
                     h->errors - t->nlines);
