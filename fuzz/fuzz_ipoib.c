@@ -6,7 +6,7 @@
  * accept to the same octets (or the same values where the format ignores
  * octets), and call every shorter prefix of an accepted input "need more".
  */
-#include <ddpwire/ipoib_sim.h>
+#include <ddpwire_sim/ipoib_sim.h>
 #include <ddpwire/ipoib_node.h>
 
 #include <stdlib.h>

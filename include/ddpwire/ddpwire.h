@@ -3,6 +3,7 @@
  * ddpwire: wire protocols for direct data placement over IP networks.
  * The umbrella header: includes every public header of the library.
  *
+ *   version.h      DW_VERSION_* (generated)
  *   common.h       export macro, version, error codes
  *   crc32c.h       CRC32c (portable and x86 fast paths)
  *   mpa.h          MPA sender and in-order receiver
@@ -19,13 +20,17 @@
  *   pkt.h, reasm.h captured packets parsed, TCP reassembled per direction
  *   flowtab.h      the connections of a capture
  *   mpa_check.h, ift_check.h   stream checkers for captures
+ *   rdma_check.h   DDP/RDMAP checks over a checker's records
  *   dissect.h      captured packets in, per-connection events out
- *   netsim.h, ipoib_sim.h      simulators (test equipment)
  *   mpa_sock.h     the socket adapter (the only part that does I/O)
+ *
+ * The simulators (network, InfiniBand fabric) are test equipment: the
+ * uninstalled support library in support/, not part of this API.
  */
 #ifndef DDPWIRE_DDPWIRE_H
 #define DDPWIRE_DDPWIRE_H
 
+#include <ddpwire/version.h>
 #include <ddpwire/common.h>
 #include <ddpwire/mem.h>
 #include <ddpwire/crc32c.h>
@@ -45,10 +50,9 @@
 #include <ddpwire/reasm.h>
 #include <ddpwire/mpa_check.h>
 #include <ddpwire/ift_check.h>
+#include <ddpwire/rdma_check.h>
 #include <ddpwire/flowtab.h>
 #include <ddpwire/dissect.h>
-#include <ddpwire/netsim.h>
-#include <ddpwire/ipoib_sim.h>
 #include <ddpwire/mpa_sock.h>
 
 #endif /* DDPWIRE_DDPWIRE_H */

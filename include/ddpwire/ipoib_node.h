@@ -9,7 +9,7 @@
  * MTU) costs one attempt and leaves the peer on IPoIB-UD, which never stops
  * working. A node makes no system call and reads no clock: the caller
  * passes "now" (abstract ticks) and moves the messages it hands to the
- * callbacks (<ddpwire/ipoib_sim.h> is one such caller).
+ * callbacks (the tests' simulated fabric, support/, is one such caller).
  */
 #ifndef DDPWIRE_IPOIB_NODE_H
 #define DDPWIRE_IPOIB_NODE_H

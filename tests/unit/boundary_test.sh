@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The library's public boundary:
+#  0. every installed header is balanced: its include guard closes at its
+#     end, one extern "C" block holds every declaration (a header broken
+#     that way hides its declarations from the scan below);
 #  1. the shared library exports exactly what include/ddpwire/*.h declares
 #     (every declaration with DW_EXTERN, every export declared);
 #  2. every global symbol of the library's objects has the dw_ prefix;
@@ -21,8 +24,12 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
+# the check itself: netsim.h as it shipped before 1.0 must be refused
+if python3 "$src/scripts/api_decls.py" balance "$src/tests/data/headers/unbalanced_netsim.h" > "$T/fixture"; then
+    bad "the balance check passed the unbalanced fixture"
+else ok; fi
 python3 "$src/scripts/api_decls.py" check "$src"/include/ddpwire/*.h > "$T/undecorated"
-if [ -s "$T/undecorated" ]; then bad "declarations without DW_EXTERN: $(cat "$T/undecorated")"; else ok; fi
+if [ -s "$T/undecorated" ]; then bad "headers unbalanced or declarations without DW_EXTERN: $(cat "$T/undecorated")"; else ok; fi
 python3 "$src/scripts/api_decls.py" list "$src"/include/ddpwire/*.h | sort -u > "$T/declared"
 nm -D --defined-only --format=just-symbols "$so" | sort -u > "$T/exported"
 [ -s "$T/declared" ] && [ "$(wc -l < "$T/declared")" -gt 100 ] || bad "the header scan found too few declarations"

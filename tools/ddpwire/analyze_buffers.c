@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ddpwire/netsim.h>
+#include <ddpwire_sim/netsim.h>
 #include <ddpwire/mpa_seg.h>
 #include "analyze.h"
 #include "cli.h"

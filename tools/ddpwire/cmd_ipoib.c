@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ddpwire ipoib: IPoIB service IDs, the simulated pairwise matrix, and a
  * simulated scenario written as a pcap (link type 242). */
-#include <ddpwire/ipoib_sim.h>
+#include <ddpwire_sim/ipoib_sim.h>
 #include <ddpwire/ipoib_node.h>
 
 #include <stdio.h>

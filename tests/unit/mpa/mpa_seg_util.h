@@ -9,7 +9,7 @@
 #include <ddpwire/mpa.h>
 
 #include "mpa_util.h"
-#include <ddpwire/netsim.h>
+#include <ddpwire_sim/netsim.h>
 #include <ddpwire/mpa_seg.h>
 
 static inline int quick(void)

@@ -7,7 +7,7 @@
  * packet rules, and section 5's imposters: wrong flags or addresses cost at
  * most one failed attempt and leave the pair on UD without losing a packet.
  */
-#include <ddpwire/ipoib_sim.h>
+#include <ddpwire_sim/ipoib_sim.h>
 #include <ddpwire/ipoib_node.h>
 
 #include "test.h"

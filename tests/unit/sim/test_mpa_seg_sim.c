@@ -10,7 +10,7 @@
  * DW_TEST_QUICK=1 runs a tenth of the seeds.
  */
 #include <ddpwire/mpa_seg.h>
-#include <ddpwire/netsim.h>
+#include <ddpwire_sim/netsim.h>
 
 #include "mpa/mpa_seg_util.h"
 

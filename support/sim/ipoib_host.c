@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
-#include "sim/ipoib_sim_internal.h"
+#include "ipoib_sim_internal.h"
 
 #define IP_HDR 20u
 #define ICMP_HDR 8u

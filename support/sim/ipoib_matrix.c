@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "sim/ipoib_sim_internal.h"
+#include "ipoib_sim_internal.h"
 
 typedef struct kind {
     const char *name;

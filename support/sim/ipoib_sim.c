@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/ipoib_sim_internal.h"
+#include "ipoib_sim_internal.h"
 
 void dw_ipoib_fabric_settings_default(dw_ipoib_fabric_settings *s)
 {

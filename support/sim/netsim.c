@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Deterministic network simulator for MPA streams (include/ddpwire/netsim.h). */
+/* Deterministic network simulator for MPA streams (support/include/ddpwire_sim/netsim.h). */
 #include <stdlib.h>
 #include <string.h>
 
-#include <ddpwire/netsim.h>
+#include <ddpwire_sim/netsim.h>
 #include <ddpwire/mpa_seg.h>
 
 typedef struct span {

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* Test fixture: netsim.h as it shipped before 1.0, its extern "C" block
+ * closed right after opening (tests/unit/boundary_test.sh must refuse it). */
 /*
  * A deterministic network simulator between an MPA sender and
  * the segment receiver (tests, `ddpwire analyze`, `ddpwire bench ooo`).

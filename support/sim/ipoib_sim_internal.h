@@ -4,7 +4,7 @@
 #ifndef DW_LIB_IPOIB_SIM_INTERNAL_H
 #define DW_LIB_IPOIB_SIM_INTERNAL_H
 
-#include <ddpwire/ipoib_sim.h>
+#include <ddpwire_sim/ipoib_sim.h>
 #include <ddpwire/ipoib_node.h>
 
 /* A message in flight: this header (copied, never overlaid on wire octets)

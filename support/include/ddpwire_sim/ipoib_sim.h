@@ -12,9 +12,12 @@
  * their order, as an RC queue pair does). dw_ipoib_fabric_step() moves one
  * message; hosts on top of each node answer echo requests (ICMP), send
  * pings and bulk UDP transfers, and check what arrives.
+ *
+ * Part of the uninstalled support library ddpwire_sim (support/), linked by
+ * the tests, fuzzers and the CLI; not in libddpwire.
  */
-#ifndef DDPWIRE_IPOIB_SIM_H
-#define DDPWIRE_IPOIB_SIM_H
+#ifndef DDPWIRE_SIM_IPOIB_SIM_H
+#define DDPWIRE_SIM_IPOIB_SIM_H
 
 #include <ddpwire/ipoib_node.h>
 
@@ -43,7 +46,7 @@ typedef struct dw_ipoib_fabric_settings {
     size_t conn_max;
 } dw_ipoib_fabric_settings;
 
-DW_EXTERN void dw_ipoib_fabric_settings_default(dw_ipoib_fabric_settings *s);
+void dw_ipoib_fabric_settings_default(dw_ipoib_fabric_settings *s);
 
 typedef enum dw_ipoib_msg_kind {
     DW_IPOIB_MSG_UD = 0,
@@ -78,40 +81,40 @@ typedef struct dw_ipoib_fabric_callbacks {
     void (*on_event)(dw_ipoib_fabric *f, int host, const dw_ipoib_event *ev, void *user_data);
 } dw_ipoib_fabric_callbacks;
 
-DW_EXTERN int dw_ipoib_fabric_new(dw_ipoib_fabric **pf, const dw_ipoib_fabric_settings *s,
+int dw_ipoib_fabric_new(dw_ipoib_fabric **pf, const dw_ipoib_fabric_settings *s,
                         const dw_ipoib_fabric_callbacks *cb, void *user_data);
-DW_EXTERN void dw_ipoib_fabric_del(dw_ipoib_fabric *f);
+void dw_ipoib_fabric_del(dw_ipoib_fabric *f);
 
 /**
  * Adds a host running a node with these settings. When s->qpn is 0 the
  * fabric assigns (seeded) the UD QPN Q and the GID, connected QPNs from
  * Q + 0x10, and Q + 1 + i to service i. Returns the host index or an error.
  */
-DW_EXTERN int dw_ipoib_fabric_add_host(dw_ipoib_fabric *f, const dw_ipoib_node_settings *s);
+int dw_ipoib_fabric_add_host(dw_ipoib_fabric *f, const dw_ipoib_node_settings *s);
 
-DW_EXTERN dw_ipoib_node *dw_ipoib_fabric_node(dw_ipoib_fabric *f, int host);
+dw_ipoib_node *dw_ipoib_fabric_node(dw_ipoib_fabric *f, int host);
 
 /** Queues count ICMP echo requests of size octets (one outstanding). */
-DW_EXTERN int dw_ipoib_fabric_ping(dw_ipoib_fabric *f, int host, uint32_t dst, unsigned count, size_t size);
+int dw_ipoib_fabric_ping(dw_ipoib_fabric *f, int host, uint32_t dst, unsigned count, size_t size);
 
 /** Queues a bulk UDP transfer of octets to dst:port, in path-MTU packets. */
-DW_EXTERN int dw_ipoib_fabric_bulk(dw_ipoib_fabric *f, int host, uint32_t dst, uint16_t port,
+int dw_ipoib_fabric_bulk(dw_ipoib_fabric *f, int host, uint32_t dst, uint16_t port,
                          uint64_t octets);
 
 /** Sends one UDP packet of size octets to an IPv4 multicast group. */
-DW_EXTERN int dw_ipoib_fabric_mcast(dw_ipoib_fabric *f, int host, uint32_t group, size_t size);
+int dw_ipoib_fabric_mcast(dw_ipoib_fabric *f, int host, uint32_t group, size_t size);
 
 /** Puts a raw UD frame (IPoIB header + packet) on the fabric from host. */
-DW_EXTERN int dw_ipoib_fabric_inject_ud(dw_ipoib_fabric *f, int host, const dw_ipoib_ud *to,
+int dw_ipoib_fabric_inject_ud(dw_ipoib_fabric *f, int host, const dw_ipoib_ud *to,
                               const uint8_t *frame, size_t len);
 
 /** Moves one message or advances time. Returns 1 if anything happened, 0 when idle. */
-DW_EXTERN int dw_ipoib_fabric_step(dw_ipoib_fabric *f);
+int dw_ipoib_fabric_step(dw_ipoib_fabric *f);
 
 /** Steps until idle or max_steps; returns steps taken. */
-DW_EXTERN uint64_t dw_ipoib_fabric_run(dw_ipoib_fabric *f, uint64_t max_steps);
+uint64_t dw_ipoib_fabric_run(dw_ipoib_fabric *f, uint64_t max_steps);
 
-DW_EXTERN uint64_t dw_ipoib_fabric_now(const dw_ipoib_fabric *f);
+uint64_t dw_ipoib_fabric_now(const dw_ipoib_fabric *f);
 
 typedef struct dw_ipoib_host_stats {
     unsigned echo_sent, echo_replies, echo_served;
@@ -125,7 +128,7 @@ typedef struct dw_ipoib_host_stats {
     uint64_t send_errors;
 } dw_ipoib_host_stats;
 
-DW_EXTERN const dw_ipoib_host_stats *dw_ipoib_fabric_host_stats(const dw_ipoib_fabric *f, int host);
+const dw_ipoib_host_stats *dw_ipoib_fabric_host_stats(const dw_ipoib_fabric *f, int host);
 
 typedef struct dw_ipoib_fabric_stats {
     uint64_t steps, delivered, deferred;
@@ -134,14 +137,14 @@ typedef struct dw_ipoib_fabric_stats {
     uint64_t ud_oversize, unroutable, tampered_drops, ring_full;
 } dw_ipoib_fabric_stats;
 
-DW_EXTERN const dw_ipoib_fabric_stats *dw_ipoib_fabric_stats_get(const dw_ipoib_fabric *f);
+const dw_ipoib_fabric_stats *dw_ipoib_fabric_stats_get(const dw_ipoib_fabric *f);
 
 /**
  * The pcap link type 242 record of a UD message: pseudo-header (unicast:
  * destination address; multicast: GRH) then the frame. Returns its length,
  * DW_ERR_NOSPACE, or DW_ERR_INVAL for messages that are not UD.
  */
-DW_EXTERN ssize_t dw_ipoib_msg_lt242(const dw_ipoib_msg *m, uint8_t *out, size_t cap);
+ssize_t dw_ipoib_msg_lt242(const dw_ipoib_msg *m, uint8_t *out, size_t cap);
 
 /* ------------------------------------------------------------------ */
 /* The pairwise matrix                                                 */
@@ -152,12 +155,12 @@ DW_EXTERN ssize_t dw_ipoib_msg_lt242(const dw_ipoib_msg *m, uint8_t *out, size_t
  * uc, rcuc; linux-rc (RFC 4755 profile with Linux's service ID, listening
  * for that form only). Names like "draft-rc".
  */
-DW_EXTERN size_t dw_ipoib_kind_count(void);
-DW_EXTERN const char *dw_ipoib_kind_name(size_t kind);
+size_t dw_ipoib_kind_count(void);
+const char *dw_ipoib_kind_name(size_t kind);
 /** Index of a kind name, or -1. */
-DW_EXTERN int dw_ipoib_kind_find(const char *name);
+int dw_ipoib_kind_find(const char *name);
 /** Settings of a kind for the host with the given IPv4 address. */
-DW_EXTERN int dw_ipoib_kind_settings(size_t kind, uint32_t ipv4, dw_ipoib_node_settings *s);
+int dw_ipoib_kind_settings(size_t kind, uint32_t ipv4, dw_ipoib_node_settings *s);
 
 typedef struct dw_ipoib_pair_opts {
     uint64_t seed;
@@ -172,7 +175,7 @@ typedef struct dw_ipoib_pair_opts {
 } dw_ipoib_pair_opts;
 
 /** Defaults: 4 pings of 56 octets, 256 KiB bulk to port 5001, seed 1. */
-DW_EXTERN void dw_ipoib_pair_opts_default(dw_ipoib_pair_opts *o);
+void dw_ipoib_pair_opts_default(dw_ipoib_pair_opts *o);
 
 typedef struct dw_ipoib_pair_result {
     /** Links in use at the end: A to B, and B to A. */
@@ -191,10 +194,10 @@ typedef struct dw_ipoib_pair_result {
  * Runs one pair: host A (10.0.0.1) of kind a pings host B (10.0.0.2) of
  * kind b and sends it the bulk data; B's replies set up B's own link.
  */
-DW_EXTERN int dw_ipoib_pair_run(size_t a, size_t b, const dw_ipoib_pair_opts *o, dw_ipoib_pair_result *r);
+int dw_ipoib_pair_run(size_t a, size_t b, const dw_ipoib_pair_opts *o, dw_ipoib_pair_result *r);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* DDPWIRE_IPOIB_SIM_H */
+#endif /* DDPWIRE_SIM_IPOIB_SIM_H */
