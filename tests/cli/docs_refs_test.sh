@@ -14,7 +14,7 @@ n=$(wc -l <<< "$cited")
 for t in $(comm -23 <(echo "$cited") <(echo "$known")); do
   echo "FAIL: CONFORMANCE.md cites $t, defined nowhere"; fail=$((fail + 1))
 done
-for f in $(grep -oh '\(tests\|fuzz\|scripts\|examples\|lib\|tools\|bench\|include\)/[A-Za-z0-9_/.-]*\.\(sh\|c\|py\|h\)' \
+for f in $(grep -oh '\(tests\|support\|fuzz\|scripts\|examples\|lib\|tools\|bench\|include\)/[A-Za-z0-9_/.-]*\.\(sh\|c\|py\|h\)' \
              docs/*.md README.md lib/README.md | sort -u); do
   n=$((n + 1))
   [ -e "$f" ] || { echo "FAIL: a document names $f, which is not in the tree"; fail=$((fail + 1)); }
