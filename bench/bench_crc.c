@@ -187,7 +187,7 @@ static void bench_size(crc_ctx *c, size_t n, const dw_bench_opts *o,
     }
     autog = time_impl(DW_CRC32C_AUTO, 0, c, n, o);
     snprintf(name, sizeof name, "auto(%s)",
-             dw_crc32c_impl_name(dw_crc32c_get_impl()));
+             dw_crc32c_impl_name(dw_crc32c_impl_get()));
     report_impl(c, o, DW_CRC32C_AUTO, o->json ? "auto" : name, n, autog, isal > 0);
     if (isal > 0)
         dw_bench_report(o, "crc", "isal", n, isal, NULL, 0);

@@ -197,7 +197,7 @@ static void on_error(dw_ift_rx *rx, const dw_ift_rx_error *e, void *u)
     if (x->failed || e->code < DW_IFT_ERR_CLOSED || e->code > DW_IFT_ERR_SIZE)
         abort();
     if (e->code == DW_IFT_ERR_CLOSED) {
-        if (x->m.err || e->reason != 5 || !e->clean != !x->m.boundary ||
+        if (x->m.err || e->reason != DW_CLOSE_LOST || !e->clean != !x->m.boundary ||
             e->offset != (e->clean ? x->len : x->fo))
             abort();
     } else if (e->code != x->m.err || e->offset != x->m.err_off || e->clean) {
@@ -254,7 +254,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         at += (size_t)r;
     }
     if (!x.failed)
-        dw_ift_rx_close(rx, 5);
+        dw_ift_rx_close(rx, DW_CLOSE_LOST);
     if (!x.failed || x.k != x.m.frames || dw_ift_rx_feed(rx, x.s, x.len) != DW_ERR_PROTO)
         abort();
     dw_ift_rx_del(rx);

@@ -94,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if ((size_t)r != n)
             abort();
     }
-    dw_mpa_rx_close(rx, DW_MPA_CLOSE_FIN);
+    dw_mpa_rx_close(rx, DW_CLOSE_FIN);
     dw_mpa_rx_del(rx);
     return 0;
 }

@@ -113,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dw_mpa_seg_stats_get(r, &x);
     if (x.delivered > x.placed || (!s.failed && x.placed != x.delivered && x.held == 0))
         abort();
-    dw_mpa_seg_close(r, DW_MPA_CLOSE_FIN);
+    dw_mpa_seg_close(r, DW_CLOSE_FIN);
     dw_mpa_seg_del(r);
     return 0;
 }

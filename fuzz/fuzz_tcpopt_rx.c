@@ -155,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     while ((used = segment(rx, start, data + at, size - at, idx++)) > 0)
         at += used;
     dw_tcpopt_rx_stats st;
-    dw_tcpopt_rx_get_stats(rx, &st);
+    dw_tcpopt_rx_stats_get(rx, &st);
     for (uint64_t p = 0; p < SPAN; p++) /* before next: exactly once; after: placed */
         if ((p < st.next && S.out[p] != 1) || (p >= st.next && S.streamed[p]) || S.out[p] > 1)
             abort();

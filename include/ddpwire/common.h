@@ -73,6 +73,18 @@ typedef enum dw_err {
 #undef DW_ERR_ENUM_
 } dw_err;
 
+/**
+ * Why the transport ended a stream, given to every receiver's close call
+ * (dw_mpa_rx_close(), dw_mpa_seg_close(), dw_ift_rx_close(),
+ * dw_fr_rx_close()): MPA 9 error code 1 says which.
+ */
+typedef enum dw_close_reason {
+    DW_CLOSE_FIN = 0, /* orderly close by the peer */
+    DW_CLOSE_RST,     /* reset */
+    DW_CLOSE_TIMEOUT, /* retransmission timeout, keepalive */
+    DW_CLOSE_LOST     /* anything else that lost the connection */
+} dw_close_reason;
+
 /** Human-readable description of a DW_ERR_* value ("need more bytes"). */
 DW_EXTERN const char *dw_strerror(int err);
 

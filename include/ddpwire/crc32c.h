@@ -82,7 +82,7 @@ DW_EXTERN int dw_crc32c_impl_supported(dw_crc32c_impl impl);
 DW_EXTERN int dw_crc32c_set_impl(dw_crc32c_impl impl);
 
 /** The implementation in use now (never AUTO once resolved). */
-DW_EXTERN dw_crc32c_impl dw_crc32c_get_impl(void);
+DW_EXTERN dw_crc32c_impl dw_crc32c_impl_get(void);
 
 /** Short name of an implementation: "auto", "portable", "sse42", ... */
 DW_EXTERN const char *dw_crc32c_impl_name(dw_crc32c_impl impl);

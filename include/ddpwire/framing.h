@@ -123,7 +123,7 @@ typedef struct dw_fr_error {
     /** Code 1: non-zero when the stream ended between frames. */
     int clean;
     /** Code 1: why the transport ended the stream. */
-    dw_mpa_close_reason reason;
+    dw_close_reason reason;
 } dw_fr_error;
 
 /** "MPA error 2: CRC mismatch"-style text for e (static storage). */
@@ -185,7 +185,7 @@ DW_EXTERN void dw_fr_rx_del(dw_fr_rx *rx);
 DW_EXTERN ssize_t dw_fr_rx_feed(dw_fr_rx *rx, const void *in, size_t len);
 
 /** The stream ended (code 1 unless it ended between frames): 0 or DW_ERR_PROTO. */
-DW_EXTERN int dw_fr_rx_close(dw_fr_rx *rx, dw_mpa_close_reason reason);
+DW_EXTERN int dw_fr_rx_close(dw_fr_rx *rx, dw_close_reason reason);
 
 /** Octets consumed since the framing began. */
 DW_EXTERN uint64_t dw_fr_rx_offset(const dw_fr_rx *rx);

@@ -219,8 +219,8 @@ typedef struct dw_ift_rx_error {
     uint64_t offset;
     /** For CLOSED: non-zero when the stream ended between frames. */
     int clean;
-    /** For CLOSED: the reason given to dw_ift_rx_close(), unchanged. */
-    int reason;
+    /** For CLOSED: the reason given to dw_ift_rx_close(). */
+    dw_close_reason reason;
 } dw_ift_rx_error;
 
 typedef struct dw_ift_rx_callbacks {
@@ -312,12 +312,11 @@ DW_EXTERN ssize_t dw_ift_rx_feed(dw_ift_rx *rx, const void *in, size_t len);
 
 /**
  * The transport reports that the stream ended, was reset, timed out or
- * was lost (reason: e.g. a dw_mpa_close_reason, passed back in the
- * error). Reports DW_IFT_ERR_CLOSED through on_error, clean when between
+ * was lost (reason, passed back in the error). Reports DW_IFT_ERR_CLOSED through on_error, clean when between
  * frames, unless an error was already reported. Returns 0 when clean,
  * else DW_ERR_PROTO; DW_ERR_INVAL for NULL.
  */
-DW_EXTERN int dw_ift_rx_close(dw_ift_rx *rx, int reason);
+DW_EXTERN int dw_ift_rx_close(dw_ift_rx *rx, dw_close_reason reason);
 
 /** Stream offset: octets consumed so far. */
 DW_EXTERN uint64_t dw_ift_rx_offset(const dw_ift_rx *rx);

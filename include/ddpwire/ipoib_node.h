@@ -292,7 +292,8 @@ typedef struct dw_ipoib_node_stats {
     uint64_t attempts, failures, retries, disconnects, accepted, refused;
 } dw_ipoib_node_stats;
 
-DW_EXTERN const dw_ipoib_node_stats *dw_ipoib_node_stats_get(const dw_ipoib_node *n);
+/** Counters since creation, copied into *st. */
+DW_EXTERN void dw_ipoib_node_stats_get(const dw_ipoib_node *n, dw_ipoib_node_stats *st);
 
 #ifdef __cplusplus
 }

@@ -232,13 +232,16 @@ DW_EXTERN ssize_t dw_mpa_tx_frame_into(dw_mpa_tx *tx, const void *ulpdu, size_t 
 
 typedef struct dw_mpa_rx dw_mpa_rx;
 
-/** Why the transport ended the stream (MPA 9 code 1). */
-typedef enum dw_mpa_close_reason {
-    DW_MPA_CLOSE_FIN = 0, /* orderly close by the peer */
-    DW_MPA_CLOSE_RST,     /* reset */
-    DW_MPA_CLOSE_TIMEOUT, /* retransmission timeout, keepalive */
-    DW_MPA_CLOSE_LOST     /* anything else that lost the connection */
-} dw_mpa_close_reason;
+/*
+ * Before 1.0 the close reason was MPA's own enum; it is now the shared
+ * dw_close_reason (<ddpwire/common.h>). These names stay as aliases of the
+ * same type and values, for source written against 0.x.
+ */
+typedef dw_close_reason dw_mpa_close_reason;
+#define DW_MPA_CLOSE_FIN DW_CLOSE_FIN
+#define DW_MPA_CLOSE_RST DW_CLOSE_RST
+#define DW_MPA_CLOSE_TIMEOUT DW_CLOSE_TIMEOUT
+#define DW_MPA_CLOSE_LOST DW_CLOSE_LOST
 
 /** What went wrong, for the on_error callback. */
 typedef struct dw_mpa_rx_error {
@@ -249,7 +252,7 @@ typedef struct dw_mpa_rx_error {
     /** Its TCP sequence number. */
     uint32_t seq;
     /** For code 1: the reason the transport gave. */
-    dw_mpa_close_reason reason;
+    dw_close_reason reason;
     /** For code 1: non-zero when the stream ended between FPDUs. */
     int clean;
 } dw_mpa_rx_error;
@@ -334,7 +337,7 @@ DW_EXTERN ssize_t dw_mpa_rx_feed(dw_mpa_rx *rx, const void *in, size_t len);
  * through on_error, with clean set when it ended between FPDUs, unless an
  * error was already reported. Returns 0 when clean, else DW_ERR_PROTO.
  */
-DW_EXTERN int dw_mpa_rx_close(dw_mpa_rx *rx, dw_mpa_close_reason reason);
+DW_EXTERN int dw_mpa_rx_close(dw_mpa_rx *rx, dw_close_reason reason);
 
 /** Stream offset: octets consumed since MPA start. */
 DW_EXTERN uint64_t dw_mpa_rx_offset(const dw_mpa_rx *rx);

@@ -161,7 +161,7 @@ DW_EXTERN int dw_mpa_seg_feed(dw_mpa_seg *r, uint32_t seq, const void *data, siz
  * dw_mpa_rx_close(): clean when nothing is pending (no partial FPDU, no
  * gap). Returns 0 when clean, else DW_ERR_PROTO.
  */
-DW_EXTERN int dw_mpa_seg_close(dw_mpa_seg *r, dw_mpa_close_reason reason);
+DW_EXTERN int dw_mpa_seg_close(dw_mpa_seg *r, dw_close_reason reason);
 
 /**
  * Sequence number up to which every octet has been consumed in order, the

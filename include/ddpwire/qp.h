@@ -129,7 +129,7 @@ DW_EXTERN int dw_qp_new(dw_qp **pqp, const dw_qp_settings *settings,
 /** Frees a queue pair; NULL is allowed. */
 DW_EXTERN void dw_qp_del(dw_qp *qp);
 
-DW_EXTERN dw_qp_state dw_qp_get_state(const dw_qp *qp);
+DW_EXTERN dw_qp_state dw_qp_state_get(const dw_qp *qp);
 
 /** Follows a MULPDU change (EMSS). Returns 0 or DW_ERR_INVAL. */
 DW_EXTERN int dw_qp_set_mulpdu(dw_qp *qp, uint32_t mulpdu);

@@ -612,7 +612,7 @@ typedef struct dw_tcpopt_rx_stats {
 } dw_tcpopt_rx_stats;
 
 /** Counters since creation. */
-DW_EXTERN void dw_tcpopt_rx_get_stats(const dw_tcpopt_rx *rx, dw_tcpopt_rx_stats *st);
+DW_EXTERN void dw_tcpopt_rx_stats_get(const dw_tcpopt_rx *rx, dw_tcpopt_rx_stats *st);
 
 #ifdef __cplusplus
 }

@@ -186,7 +186,7 @@ int dw_crc32c_set_impl(dw_crc32c_impl impl)
     return 0;
 }
 
-dw_crc32c_impl dw_crc32c_get_impl(void)
+dw_crc32c_impl dw_crc32c_impl_get(void)
 {
     return resolve()->impl;
 }

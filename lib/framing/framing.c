@@ -171,7 +171,7 @@ void dw_fr_rx_settings_default(dw_fr_rx_settings *s, dw_framing f)
 }
 
 static void report(dw_fr_rx *fr, int code, uint64_t off, int clean,
-                   dw_mpa_close_reason why)
+                   dw_close_reason why)
 {
     dw_fr_error e = {fr->framing, code, off, clean, why};
     if (fr->cb.on_error)
@@ -253,7 +253,7 @@ static int ift_end(dw_ift_rx *rx, uint64_t off, void *u)
 static void ift_error(dw_ift_rx *rx, const dw_ift_rx_error *e, void *u)
 {
     (void)rx;
-    report(u, (int)e->code, e->offset, e->clean, (dw_mpa_close_reason)e->reason);
+    report(u, (int)e->code, e->offset, e->clean, (dw_close_reason)e->reason);
 }
 
 static int make_ift(dw_fr_rx *fr, const dw_ift_rx_settings *s, size_t buf_size)
@@ -318,10 +318,10 @@ ssize_t dw_fr_rx_feed(dw_fr_rx *fr, const void *in, size_t len)
     return fr->nomem ? DW_ERR_NOMEM : n;
 }
 
-int dw_fr_rx_close(dw_fr_rx *fr, dw_mpa_close_reason reason)
+int dw_fr_rx_close(dw_fr_rx *fr, dw_close_reason reason)
 {
     return fr->mpa ? dw_mpa_rx_close(fr->mpa, reason)
-                   : dw_ift_rx_close(fr->ift, (int)reason);
+                   : dw_ift_rx_close(fr->ift, reason);
 }
 
 uint64_t dw_fr_rx_offset(const dw_fr_rx *fr)

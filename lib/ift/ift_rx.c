@@ -89,7 +89,7 @@ dw_ift_error dw_ift_rx_failed(const dw_ift_rx *rx)
     return rx->failed;
 }
 
-static ssize_t fail(dw_ift_rx *rx, dw_ift_error code, int reason, int clean)
+static ssize_t fail(dw_ift_rx *rx, dw_ift_error code, dw_close_reason reason, int clean)
 {
     rx->failed = code;
     if (rx->cb.on_error) {
@@ -121,7 +121,7 @@ static ssize_t got_header(dw_ift_rx *rx, const uint8_t *sh, const uint8_t *hcrc)
 {
     if (rx->set.crc &&
         dw_crc32c(0, sh, DW_IFT_SIZES_LEN + rx->hlen) != dw_crc32c_load(hcrc))
-        return fail(rx, DW_IFT_ERR_HEADER_CRC, 0, 0);
+        return fail(rx, DW_IFT_ERR_HEADER_CRC, DW_CLOSE_FIN, 0);
     rx->st = rx->plen ? ST_PAYLOAD : ST_PCRC;
     rx->held = 0;
     rx->got = 0;
@@ -167,7 +167,7 @@ static ssize_t got_pcrc(dw_ift_rx *rx, const uint8_t *pcrc)
     rx->st = ST_SIZES;
     rx->held = 0;
     if (rx->set.crc && dw_crc32c_load(pcrc) != rx->crc)
-        return fail(rx, DW_IFT_ERR_PAYLOAD_CRC, 0, 0);
+        return fail(rx, DW_IFT_ERR_PAYLOAD_CRC, DW_CLOSE_FIN, 0);
     rx->stop = rx->cb.on_end(rx, rx->frame_off, rx->user) != 0;
     return 0;
 }
@@ -183,7 +183,7 @@ static ssize_t stream_whole(dw_ift_rx *rx, const uint8_t *pay)
     rx->st = ST_PCRC;
     if (rx->set.crc && c != dw_crc32c_load(pay + p)) {
         rx->off += DW_IFT_CRC_LEN;
-        return fail(rx, DW_IFT_ERR_PAYLOAD_CRC, 0, 0);
+        return fail(rx, DW_IFT_ERR_PAYLOAD_CRC, DW_CLOSE_FIN, 0);
     }
     rx->crc = c;
     if (rx->cb.on_payload)
@@ -223,7 +223,7 @@ static ssize_t frame_fast(dw_ift_rx *rx, const uint8_t *in, size_t n)
     rx->frame_off = rx->off;
     if (!sizes_ok(rx, in)) {
         rx->off += DW_IFT_SIZES_LEN;
-        return fail(rx, DW_IFT_ERR_SIZE, 0, 0);
+        return fail(rx, DW_IFT_ERR_SIZE, DW_CLOSE_FIN, 0);
     }
     ssize_t rc;
     size_t hl = DW_IFT_SIZES_LEN + rx->hlen + DW_IFT_CRC_LEN;
@@ -264,7 +264,7 @@ static ssize_t step(dw_ift_rx *rx, const uint8_t *in, size_t n)
         if (sizes_ok(rx, rx->hold))
             rx->st = ST_HDR;
         else
-            rc = fail(rx, DW_IFT_ERR_SIZE, 0, 0);
+            rc = fail(rx, DW_IFT_ERR_SIZE, DW_CLOSE_FIN, 0);
         break;
     case ST_HDR:
         if (collect(rx, in, n, DW_IFT_SIZES_LEN + rx->hlen + DW_IFT_CRC_LEN, &took))
@@ -310,7 +310,7 @@ ssize_t dw_ift_rx_feed(dw_ift_rx *rx, const void *in, size_t len)
     return rx->failed ? DW_ERR_PROTO : (ssize_t)(len - left);
 }
 
-int dw_ift_rx_close(dw_ift_rx *rx, int reason)
+int dw_ift_rx_close(dw_ift_rx *rx, dw_close_reason reason)
 {
     if (!rx)
         return DW_ERR_INVAL;

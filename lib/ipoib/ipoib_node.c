@@ -91,9 +91,9 @@ const dw_ipoib_node_settings *dw_ipoib_node_settings_get(const dw_ipoib_node *n)
     return &n->s;
 }
 
-const dw_ipoib_node_stats *dw_ipoib_node_stats_get(const dw_ipoib_node *n)
+void dw_ipoib_node_stats_get(const dw_ipoib_node *n, dw_ipoib_node_stats *st)
 {
-    return &n->st;
+    *st = n->st;
 }
 
 void dw_ipoib_node_addr(const dw_ipoib_node *n, dw_ipoib_addr *out)

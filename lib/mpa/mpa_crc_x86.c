@@ -276,5 +276,5 @@ static T_AVX512 uint32_t rx_crc(const dw_mpa_img *im, const uint8_t *wire,
 const dw_mpa_crc_ops *dw_mpa_crc_fast(void)
 {
     static const dw_mpa_crc_ops ops = {tx_crc, rx_crc, dw_mpa_fz_rx_run};
-    return dw_crc32c_get_impl() == DW_CRC32C_AVX512 ? &ops : NULL;
+    return dw_crc32c_impl_get() == DW_CRC32C_AVX512 ? &ops : NULL;
 }

@@ -94,7 +94,7 @@ dw_mpa_error dw_mpa_rx_failed(const dw_mpa_rx *rx)
     return rx->failed;
 }
 
-static int fail(dw_mpa_rx *rx, dw_mpa_error code, dw_mpa_close_reason why,
+static int fail(dw_mpa_rx *rx, dw_mpa_error code, dw_close_reason why,
                 int clean)
 {
     rx->failed = code;
@@ -366,7 +366,7 @@ ssize_t dw_mpa_rx_feed(dw_mpa_rx *rx, const void *in, size_t len)
     return rx->failed ? DW_ERR_PROTO : (ssize_t)(len - left);
 }
 
-int dw_mpa_rx_close(dw_mpa_rx *rx, dw_mpa_close_reason reason)
+int dw_mpa_rx_close(dw_mpa_rx *rx, dw_close_reason reason)
 {
     if (!rx)
         return DW_ERR_INVAL;

@@ -676,7 +676,7 @@ int dw_mpa_seg_feed(dw_mpa_seg *r, uint32_t seq, const void *data, size_t len)
     return r->failed ? DW_ERR_PROTO : 0;
 }
 
-int dw_mpa_seg_close(dw_mpa_seg *r, dw_mpa_close_reason reason)
+int dw_mpa_seg_close(dw_mpa_seg *r, dw_close_reason reason)
 {
     if (!r)
         return DW_ERR_INVAL;

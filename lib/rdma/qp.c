@@ -109,7 +109,7 @@ void dw_qp_del(dw_qp *qp)
     dw_mem_free(qp->s.mem, qp);
 }
 
-dw_qp_state dw_qp_get_state(const dw_qp *qp)
+dw_qp_state dw_qp_state_get(const dw_qp *qp)
 {
     return qp->state;
 }

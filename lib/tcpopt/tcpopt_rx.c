@@ -217,7 +217,7 @@ int dw_tcpopt_rx_transfer(const dw_tcpopt_rx *rx, uint64_t rid,
     return 0;
 }
 
-void dw_tcpopt_rx_get_stats(const dw_tcpopt_rx *rx, dw_tcpopt_rx_stats *st)
+void dw_tcpopt_rx_stats_get(const dw_tcpopt_rx *rx, dw_tcpopt_rx_stats *st)
 {
     *st = rx->st;
     st->next = rx->next;

@@ -103,10 +103,11 @@ static void collect(dw_ipoib_fabric *f, dw_ipoib_pair_result *r, uint32_t ipa, u
     r->bulk_sent = ha->bulk_sent;
     r->bulk_rcvd = hb->bulk_rcvd;
     r->lost = (ha->bulk_pkts_sent - hb->bulk_pkts_rcvd) + (ha->echo_sent - ha->echo_replies);
-    r->failed = (unsigned)(dw_ipoib_node_stats_get(a)->failures +
-                           dw_ipoib_node_stats_get(b)->failures);
-    r->retries = (unsigned)(dw_ipoib_node_stats_get(a)->retries +
-                            dw_ipoib_node_stats_get(b)->retries);
+    dw_ipoib_node_stats sa, sb;
+    dw_ipoib_node_stats_get(a, &sa);
+    dw_ipoib_node_stats_get(b, &sb);
+    r->failed = (unsigned)(sa.failures + sb.failures);
+    r->retries = (unsigned)(sa.retries + sb.retries);
     const dw_ipoib_fabric_stats *fs = dw_ipoib_fabric_stats_get(f);
     r->steps = fs->steps;
     r->ok = r->lost == 0 && r->echo_replies == r->echo_sent && r->bulk_rcvd == r->bulk_sent &&

@@ -103,7 +103,7 @@ int cmd_deframe(int argc, char **argv)
             break;
         }
         if (n == 0) {
-            dw_mpa_rx_close(rx, DW_MPA_CLOSE_FIN); /* MPA 9: code 1 if mid-FPDU */
+            dw_mpa_rx_close(rx, DW_CLOSE_FIN); /* MPA 9: code 1 if mid-FPDU */
             break;
         }
         size_t at = 0;

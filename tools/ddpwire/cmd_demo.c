@@ -209,7 +209,7 @@ int cmd_demo(int argc, char **argv)
            info.tx_markers ? "on" : "off", info.crc ? "on" : "off",
            o.seg_mode == DW_MPA_SEG_PACKED ? "packed" : "aligned", info.emss,
            o.framing == DW_FRAMING_IFT ? "largest record" : "MULPDU", info.mulpdu,
-           dw_crc32c_impl_name(dw_crc32c_get_impl()));
+           dw_crc32c_impl_name(dw_crc32c_impl_get()));
     double t0 = now();
     uint64_t recs = 0;
     int rc = client_send(c, &p, total, &recs);

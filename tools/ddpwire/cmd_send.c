@@ -162,7 +162,7 @@ static void report(const sctx *c, const dw_sock_opts *o, int sent_rc, int se, in
                 cli_errtag(DW_ERR_PROTO), after, sent_rc ? "; sending stopped: " : "",
                 sent_rc ? why(sent_rc, se) : "");
     } else if (peer_gone(sent_rc, se)) {
-        int reset = se == ECONNRESET || (c->failed && c->err.reason == DW_MPA_CLOSE_RST);
+        int reset = se == ECONNRESET || (c->failed && c->err.reason == DW_CLOSE_RST);
         fprintf(stderr, "ddpwire send: %s: the peer %s the connection before our orderly "
                         "close: %s%s%s%s\n",
                 at, reset ? "reset" : "closed", reset ? strerror(ECONNRESET) : strerror(se),

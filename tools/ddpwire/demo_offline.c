@@ -184,7 +184,7 @@ int demo_offline(int argc, char **argv)
     printf("ddpwire demo: %llu octets of records, %s, markers %s, EMSS %u (MULPDU %u), "
            "CRC32c path %s\n", (unsigned long long)total,
            fixed ? "fixed size" : "sizes 1..64768", mo.markers ? "on" : "off", mo.emss,
-           dw_mpa_tx_mulpdu(tx), dw_crc32c_impl_name(dw_crc32c_get_impl()));
+           dw_mpa_tx_mulpdu(tx), dw_crc32c_impl_name(dw_crc32c_impl_get()));
     uint64_t s = seed, payload = 0, wire_total = 0, records = 0, markers = 0;
     int tty = isatty(STDERR_FILENO);
     double t0 = now(), busy = 0;

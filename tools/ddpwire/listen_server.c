@@ -168,7 +168,7 @@ static void recv_ended(conn *c, ssize_t r)
                   : r == DW_ERR_NOMEM      ? F_NOMEM
                   : r == DW_ERR_PROTO      ? F_PROTO
                                            : F_IO;
-    if (k == F_PROTO && c->has_err && c->err.code == 1 && c->err.reason == DW_MPA_CLOSE_RST)
+    if (k == F_PROTO && c->has_err && c->err.code == 1 && c->err.reason == DW_CLOSE_RST)
         k = F_RESET;
     conn_fail(c, k, (int)r);
 }
@@ -395,7 +395,7 @@ static void summary(const server *v)
     for (int f = 0; f < 2; f++)
         for (int code = 0; code < 8; code++)
             if (v->codes[f][code]) {
-                dw_fr_error e = {(dw_framing)f, code, 0, 0, DW_MPA_CLOSE_FIN};
+                dw_fr_error e = {(dw_framing)f, code, 0, 0, DW_CLOSE_FIN};
                 fprintf(stderr, "ddpwire listen:     %-30s %llu\n", dw_fr_error_str(&e),
                         (unsigned long long)v->codes[f][code]);
             }

@@ -337,7 +337,7 @@ static int finish_flow(place *P, flow *f)
 {
     int bad = 0;
     dw_tcpopt_rx_stats st;
-    dw_tcpopt_rx_get_stats(f->rx, &st);
+    dw_tcpopt_rx_stats_get(f->rx, &st);
     printf("flow port %u -> %u: %llu segments (%llu duplicate), %llu octets placed, "
            "%llu passed on as stream, %llu refused in %llu refusals, %llu transfers complete"
            "%s\n", f->sport, f->dport, (unsigned long long)f->segments,

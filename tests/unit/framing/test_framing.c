@@ -158,7 +158,7 @@ static void test_round_trips(void)
                 CHECK_EQ_U(dw_fr_rx_delivered(rx), n);
                 CHECK_EQ_U(dw_fr_rx_offset(rx), len);
                 CHECK_EQ_U(g.errors, 0);
-                CHECK_EQ_U(dw_fr_rx_close(rx, DW_MPA_CLOSE_FIN), 0); /* between frames */
+                CHECK_EQ_U(dw_fr_rx_close(rx, DW_CLOSE_FIN), 0); /* between frames */
                 CHECK(g.errors == 1 && g.code == 1); /* code 1, clean */
                 dw_fr_rx_del(rx);
             }
@@ -183,7 +183,7 @@ static void test_corruption(void)
             /* a length made longer leaves the receiver waiting: the end of
              * the stream then comes inside a frame (code 1, not clean) */
             if (!g.errors)
-                CHECK_EQ_U(dw_fr_rx_close(rx, DW_MPA_CLOSE_FIN), DW_ERR_PROTO);
+                CHECK_EQ_U(dw_fr_rx_close(rx, DW_CLOSE_FIN), DW_ERR_PROTO);
             CHECK_EQ_U(g.n, 1);
             CHECK_EQ_U(g.errors, 1);
             CHECK(g.code >= 1); /* CRC (both), marker (MPA 3), size (IFT 4) */
@@ -203,7 +203,7 @@ static void test_cut(void)
         got g = {.f = (dw_framing)f, .want = v, .pool = pool};
         dw_fr_rx *rx = receiver((dw_framing)f, &g, 1);
         feed(rx, wire, len - 3, 0, NULL);
-        CHECK_EQ_U(dw_fr_rx_close(rx, DW_MPA_CLOSE_RST), DW_ERR_PROTO);
+        CHECK_EQ_U(dw_fr_rx_close(rx, DW_CLOSE_RST), DW_ERR_PROTO);
         CHECK_EQ_U(g.n, 1);
         CHECK_EQ_U(g.code, 1);
         dw_fr_rx_del(rx);

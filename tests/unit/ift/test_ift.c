@@ -213,7 +213,7 @@ static int on_end(dw_ift_rx *rx, uint64_t off, void *u)
     c->in_frame = 0;
     c->ends++;
     if (c->close_in_end)
-        CHECK_EQ_U(dw_ift_rx_close(rx, 7), 0);
+        CHECK_EQ_U(dw_ift_rx_close(rx, DW_CLOSE_TIMEOUT), 0);
     return maybe_stop(c);
 }
 
@@ -561,9 +561,9 @@ static void run_stream(const stream *s, enum seg seg, int buf_mode, int stops,
     }
     CHECK(at == s->len && c.k == s->n && c.ends == s->n && !c.errors);
     CHECK_EQ_U(dw_ift_rx_offset(rx), s->len);
-    CHECK_EQ_U(dw_ift_rx_close(rx, 3), 0); /* between frames: clean */
+    CHECK_EQ_U(dw_ift_rx_close(rx, DW_CLOSE_LOST), 0); /* between frames: clean */
     CHECK(c.errors == 1 && c.err.code == DW_IFT_ERR_CLOSED && c.err.clean &&
-          c.err.offset == s->len && c.err.reason == 3);
+          c.err.offset == s->len && c.err.reason == DW_CLOSE_LOST);
     CHECK_EQ_U(dw_ift_rx_failed(rx), DW_IFT_ERR_CLOSED);
     dw_ift_rx_del(rx);
 }
@@ -629,7 +629,7 @@ static void feed_bad(dw_ift_rx *rx, chk *c, const stream *s, int seg)
     CHECK_EQ_U(r, (size_t)DW_ERR_PROTO);
     unsigned h = c->headers, p = c->pieces, e = c->ends;
     CHECK_EQ_U(dw_ift_rx_feed(rx, s->wire, s->len), (size_t)DW_ERR_PROTO);
-    CHECK_EQ_U(dw_ift_rx_close(rx, 0), (size_t)DW_ERR_PROTO);
+    CHECK_EQ_U(dw_ift_rx_close(rx, DW_CLOSE_FIN), (size_t)DW_ERR_PROTO);
     CHECK(c->headers == h && c->pieces == p && c->ends == e && c->errors == 1);
 }
 
@@ -782,12 +782,12 @@ static void test_rx_close(void)
         chk_init(&c, &s, &rng, buf);
         dw_ift_rx *rx = new_rx(&c, NULL);
         CHECK_EQ_U(feed_piece(rx, &c, wire, n), 0);
-        CHECK_EQ_U(dw_ift_rx_close(rx, 2), (size_t)DW_ERR_PROTO);
+        CHECK_EQ_U(dw_ift_rx_close(rx, DW_CLOSE_RST), (size_t)DW_ERR_PROTO);
         CHECK(c.errors == 1 && c.err.code == DW_IFT_ERR_CLOSED && !c.err.clean &&
-              c.err.offset == 32 && c.err.reason == 2);
+              c.err.offset == 32 && c.err.reason == DW_CLOSE_RST);
         CHECK_EQ_U(c.headers, n >= 32 + 26 ? 2u : 1u);
         CHECK_EQ_U(dw_ift_rx_feed(rx, wire + n, 1), (size_t)DW_ERR_PROTO);
-        CHECK_EQ_U(dw_ift_rx_close(rx, 2), (size_t)DW_ERR_PROTO);
+        CHECK_EQ_U(dw_ift_rx_close(rx, DW_CLOSE_RST), (size_t)DW_ERR_PROTO);
         CHECK(c.errors == 1 && c.ends == 1);
         dw_ift_rx_del(rx);
     }
@@ -797,7 +797,7 @@ static void test_rx_close(void)
         chk_init(&c, &s, &rng, buf);
         dw_ift_rx *rx = new_rx(&c, NULL);
         CHECK_EQ_U(feed_piece(rx, &c, wire, s.off[f]), 0);
-        CHECK_EQ_U(dw_ift_rx_close(rx, 1), 0);
+        CHECK_EQ_U(dw_ift_rx_close(rx, DW_CLOSE_TIMEOUT), 0);
         CHECK(c.errors == 1 && c.err.clean && c.err.offset == s.off[f]);
         dw_ift_rx_del(rx);
     }
@@ -809,7 +809,7 @@ static void test_rx_close(void)
     c.lo = wire, c.hi = wire + s.len;
     CHECK_EQ_U(dw_ift_rx_feed(rx, wire, s.len), (size_t)DW_ERR_PROTO);
     CHECK(c.ends == 1 && c.headers == 1 && c.errors == 1 && c.err.clean &&
-          c.err.offset == 32 && c.err.reason == 7);
+          c.err.offset == 32 && c.err.reason == DW_CLOSE_TIMEOUT);
     dw_ift_rx_del(rx);
 }
 

@@ -136,7 +136,7 @@ static int c_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off,
     c->dlen += len;
     c->n++;
     if (c->close_in_cb && c->n == 1)
-        dw_mpa_rx_close(rx, DW_MPA_CLOSE_FIN);
+        dw_mpa_rx_close(rx, DW_CLOSE_FIN);
     return 0;
 }
 
@@ -562,7 +562,7 @@ static void test_s71_markers_every_512_from_mpa_start(void)
         dw_mpa_rx *rx = rx_open(&c, s ? 0x12345u : 11, 1, 1, 1, 0);
         CHECK(feed(rx, wire, total, 100) == 0);
         expect_records(&c, lens, 3, info);
-        CHECK(dw_mpa_rx_close(rx, DW_MPA_CLOSE_FIN) == 0);
+        CHECK(dw_mpa_rx_close(rx, DW_CLOSE_FIN) == 0);
         CHECK_EQ_U(c.e.seq, (s ? 0x12345u : 11u) + 1236u);
         rx_close_free(rx, &c);
     }
@@ -587,7 +587,7 @@ static void test_s71_sequence_wrap(void)
     dw_mpa_rx *rx = rx_open(&c, 0xFFFFFF00u, 1, 1, 1, 0);
     CHECK(feed(rx, wire, total, 0) == 0);
     expect_records(&c, lens, 3, info);
-    CHECK(dw_mpa_rx_close(rx, DW_MPA_CLOSE_FIN) == 0);
+    CHECK(dw_mpa_rx_close(rx, DW_CLOSE_FIN) == 0);
     CHECK_EQ_U(c.e.seq, 0x2A4u); /* 0xFFFFFF00 + 932 mod 2^32 */
     rx_close_free(rx, &c);
     /* a CRC error in FPDU 1 is labelled with its wrapped sequence number */
@@ -1054,8 +1054,8 @@ static void test_s741_no_dependence_on_segmentation(void)
  * one (also inside a leading marker). */
 static void test_s9_close_reported_as_code_1(void)
 {
-    static const dw_mpa_close_reason why[4] = {DW_MPA_CLOSE_FIN, DW_MPA_CLOSE_RST,
-                                               DW_MPA_CLOSE_TIMEOUT, DW_MPA_CLOSE_LOST};
+    static const dw_close_reason why[4] = {DW_CLOSE_FIN, DW_CLOSE_RST,
+                                               DW_CLOSE_TIMEOUT, DW_CLOSE_LOST};
     /* FPDUs 0..499, 500..527, 528..1023 (2 + 490 + 0 + 4 = 496), and a
      * fourth at 1024 that starts with a leading marker */
     static const size_t lens[3] = {490, 16, 490};
@@ -1095,7 +1095,7 @@ static void test_s9_close_reported_as_code_1(void)
             CHECK_EQ_U(c.e.seq, 1000 + ends[k].off);
             CHECK_EQ_U(dw_mpa_rx_failed(rx), DW_MPA_ERR_CLOSED);
             /* reported once */
-            CHECK_EQ_U(dw_mpa_rx_close(rx, DW_MPA_CLOSE_RST), DW_ERR_PROTO);
+            CHECK_EQ_U(dw_mpa_rx_close(rx, DW_CLOSE_RST), DW_ERR_PROTO);
             CHECK_EQ_U(c.errs, 1);
             rx_close_free(rx, &c);
         }
@@ -1126,7 +1126,7 @@ static void test_s9_nothing_delivered_after_an_error(void)
             dw_mpa_rx *rx = rx_default(&c);
             if (code == 1) {
                 CHECK(feed(rx, wire2, info[1].pos, 0) == 0);
-                CHECK(dw_mpa_rx_close(rx, DW_MPA_CLOSE_FIN) == 0);
+                CHECK(dw_mpa_rx_close(rx, DW_CLOSE_FIN) == 0);
                 /* the rest of the stream arrives anyway */
                 CHECK_EQ_U(dw_mpa_rx_feed(rx, wire2 + info[1].pos, total - info[1].pos),
                            DW_ERR_PROTO);

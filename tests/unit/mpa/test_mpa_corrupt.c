@@ -31,7 +31,7 @@ static void expect_error(const stream *st, const uint8_t *wire, size_t len,
     *code = k.err.code;
     /* after the error: nothing more, and no second report */
     CHECK(dw_mpa_rx_feed(rx, wire, len) == DW_ERR_PROTO);
-    CHECK(dw_mpa_rx_close(rx, DW_MPA_CLOSE_FIN) == DW_ERR_PROTO);
+    CHECK(dw_mpa_rx_close(rx, DW_CLOSE_FIN) == DW_ERR_PROTO);
     CHECK_EQ_U(k.errors, 1);
     CHECK_EQ_U(k.next, good);
     dw_mpa_rx_del(rx);
@@ -137,9 +137,9 @@ static void test_truncation(void)
         dw_mpa_rx *rx;
         CHECK(dw_mpa_rx_new(&rx, NULL, &cb, &k) == 0);
         CHECK(feed_cuts(rx, st.wire, cut, 50, &seed) == 0);
-        CHECK(dw_mpa_rx_close(rx, DW_MPA_CLOSE_RST) == DW_ERR_PROTO);
+        CHECK(dw_mpa_rx_close(rx, DW_CLOSE_RST) == DW_ERR_PROTO);
         CHECK(k.next == 1 && k.errors == 1 && !k.err.clean);
-        CHECK(k.err.code == DW_MPA_ERR_CLOSED && k.err.reason == DW_MPA_CLOSE_RST);
+        CHECK(k.err.code == DW_MPA_ERR_CLOSED && k.err.reason == DW_CLOSE_RST);
         CHECK_EQ_U(k.err.offset, st.recs[1].fpdu_off);
         dw_mpa_rx_del(rx);
     }

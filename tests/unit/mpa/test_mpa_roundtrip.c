@@ -49,7 +49,7 @@ static void one_config(int markers, dw_mpa_ptr_base ptr, int use_iov,
         CHECK_EQ_U(k.mismatches, 0);
         CHECK_EQ_U(k.errors, 0);
         CHECK_EQ_U(dw_mpa_rx_offset(rx), st.wire_len);
-        CHECK(dw_mpa_rx_close(rx, DW_MPA_CLOSE_FIN) == 0);
+        CHECK(dw_mpa_rx_close(rx, DW_CLOSE_FIN) == 0);
         CHECK(k.errors == 1 && k.err.code == DW_MPA_ERR_CLOSED && k.err.clean);
         CHECK_EQ_U(k.err.seq, (uint32_t)(start + st.wire_len));
         dw_mpa_rx_del(rx);

@@ -117,7 +117,7 @@ static void test_s51_aligned_placed_on_arrival(void)
     CHECK(!sc.k.bad && sc.k.next == 6);
     CHECK_EQ_U(dw_mpa_seg_ack(sc.r), 1000 + fo(&sc, 6));
     CHECK_EQ_U(dw_mpa_seg_offset(sc.r), fo(&sc, 6));
-    CHECK(dw_mpa_seg_close(sc.r, DW_MPA_CLOSE_FIN) == 0);
+    CHECK(dw_mpa_seg_close(sc.r, DW_CLOSE_FIN) == 0);
     CHECK(sc.k.errors == 1 && sc.k.err.code == DW_MPA_ERR_CLOSED && sc.k.err.clean);
     scen_close(&sc);
 }
@@ -448,7 +448,7 @@ static void reenter_place(dw_mpa_seg *r, const uint8_t *d, const dw_mpa_seg_pdu 
     (void)d, (void)p, (void)u;
     reenter_rc = dw_mpa_seg_feed(r, 0, "", 0);
     if (reenter_rc == DW_ERR_STATE)
-        reenter_rc = dw_mpa_seg_close(r, DW_MPA_CLOSE_FIN);
+        reenter_rc = dw_mpa_seg_close(r, DW_CLOSE_FIN);
 }
 
 static uint64_t stats_dup(const dw_mpa_seg *r)
@@ -484,11 +484,11 @@ static void test_api(void)
     CHECK(dw_mpa_seg_feed(r, 0, buf, 0) == 0);
     CHECK(dw_mpa_seg_feed(r, 0xFFFFFF00u, buf, 100) == 0); /* before the start */
     CHECK(stats_dup(r) == 100);
-    CHECK(dw_mpa_seg_close(r, DW_MPA_CLOSE_RST) == 0);
+    CHECK(dw_mpa_seg_close(r, DW_CLOSE_RST) == 0);
     CHECK(k.errors == 1 && k.err.code == DW_MPA_ERR_CLOSED && k.err.clean &&
-          k.err.reason == DW_MPA_CLOSE_RST);
+          k.err.reason == DW_CLOSE_RST);
     CHECK(dw_mpa_seg_feed(r, 0, buf, 4) == DW_ERR_PROTO);
-    CHECK(dw_mpa_seg_close(r, DW_MPA_CLOSE_FIN) == DW_ERR_PROTO);
+    CHECK(dw_mpa_seg_close(r, DW_CLOSE_FIN) == DW_ERR_PROTO);
     dw_mpa_seg_del(r);
     /* a callback may not feed or close its receiver */
     size_t sizes[1] = {10};
@@ -500,7 +500,7 @@ static void test_api(void)
     CHECK(feed_fpdu(&sc, 0) == 0 && reenter_rc == DW_ERR_STATE);
     scen_close(&sc);
     scen_open(&sc, sizes, 1, 0, 0, 1); /* closed inside an FPDU: not clean */
-    CHECK(feed(&sc, 0, 10) == 0 && dw_mpa_seg_close(sc.r, DW_MPA_CLOSE_FIN) == DW_ERR_PROTO);
+    CHECK(feed(&sc, 0, 10) == 0 && dw_mpa_seg_close(sc.r, DW_CLOSE_FIN) == DW_ERR_PROTO);
     CHECK(sc.k.err.code == DW_MPA_ERR_CLOSED && !sc.k.err.clean && sc.k.err.offset == 0);
     scen_close(&sc);
 }

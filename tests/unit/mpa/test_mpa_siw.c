@@ -66,7 +66,7 @@ static void one(const char *name, int crc, int expect_fpdus, uint8_t first_ddp)
     CHECK(dw_mpa_rx_new(&rx, &rs, &cb, &c) == 0);
     for (size_t i = (size_t)h; i < n; i++) /* octet by octet */
         CHECK(dw_mpa_rx_feed(rx, s + i, 1) == 1);
-    CHECK(dw_mpa_rx_close(rx, DW_MPA_CLOSE_FIN) == 0);
+    CHECK(dw_mpa_rx_close(rx, DW_CLOSE_FIN) == 0);
     dw_mpa_rx_del(rx);
     CHECK_EQ_U(c.n, expect_fpdus);
     CHECK_EQ_U(c.errs, 0);
@@ -95,7 +95,7 @@ static void one(const char *name, int crc, int expect_fpdus, uint8_t first_ddp)
         col k = {0};
         CHECK(dw_mpa_rx_new(&rx, &rs, &cb, &k) == 0);
         ssize_t r = dw_mpa_rx_feed(rx, b, n - (size_t)h);
-        dw_mpa_rx_close(rx, DW_MPA_CLOSE_FIN);
+        dw_mpa_rx_close(rx, DW_CLOSE_FIN);
         dw_mpa_rx_del(rx);
         CHECK(r == DW_ERR_PROTO || k.errs == 1);
         CHECK(k.n < expect_fpdus);

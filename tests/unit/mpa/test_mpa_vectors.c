@@ -168,7 +168,7 @@ static void test_figures_rx(void)
             CHECK(dw_mpa_rx_feed(rx, fig5 + i, (size_t)piece) == piece);
         CHECK(g.n == 1 && g.len[0] == 42 && g.err == 0);
         CHECK(g.data[0][0] == 0x40 && g.data[0][13] == 1);
-        CHECK(dw_mpa_rx_close(rx, DW_MPA_CLOSE_FIN) == 0);
+        CHECK(dw_mpa_rx_close(rx, DW_CLOSE_FIN) == 0);
         CHECK(g.err == 1 && g.e.code == DW_MPA_ERR_CLOSED && g.e.clean);
         dw_mpa_rx_del(rx);
     }

@@ -318,13 +318,13 @@ static void test_rtr(void)
         sb.rtr_expect = (dw_mpa_rtr)k;
         make(&a, &sa), make(&b, &sb);
         static uint8_t x[4], rb[4];
-        CHECK_EQ_U(dw_qp_get_state(b.qp), DW_QP_RTR_WAIT);
+        CHECK_EQ_U(dw_qp_state_get(b.qp), DW_QP_RTR_WAIT);
         CHECK_EQ_U(dw_qp_send(b.qp, 0, DW_RDMAP_SEND, 0, x, 4), DW_ERR_STATE);
         CHECK_EQ_U(dw_qp_send(a.qp, 0, DW_RDMAP_SEND, 0, x, 4), DW_ERR_STATE); /* RTR first */
         CHECK(dw_qp_rtr(a.qp) == 0);
         CHECK_EQ_U(dw_qp_rtr(a.qp), DW_ERR_STATE);
         pump(&a, &b);
-        CHECK_EQ_U(dw_qp_get_state(b.qp), DW_QP_RTS);
+        CHECK_EQ_U(dw_qp_state_get(b.qp), DW_QP_RTS);
         CHECK(a.nwc == 0 && b.nwc == 0 && a.terms_rcvd == 0 && b.terms_sent == 0);
         /* then a Send each way: MSNs follow the RTR's */
         CHECK(dw_qp_post_recv(b.qp, 1, rb, 4) == 0 && dw_qp_post_recv(a.qp, 1, rb, 4) == 0);
@@ -345,7 +345,7 @@ static void test_rtr(void)
     pump(&a, &b);
     CHECK(b.terms_sent == 1 && a.terms_rcvd == 1);
     CHECK(a.term.layer == DW_TERM_LAYER_LLP && a.term.code == DW_TERM_MPA_NO_MATCHING_RTR);
-    CHECK_EQ_U(dw_qp_get_state(a.qp), DW_QP_TERMINATED);
+    CHECK_EQ_U(dw_qp_state_get(a.qp), DW_QP_TERMINATED);
     unmake(&a), unmake(&b);
 }
 
@@ -519,7 +519,7 @@ static void test_siw_terminate(void)
     CHECK(v.e.terms_rcvd == 1 && v.e.terms_sent == 0);
     const dw_rdmap_term *r = dw_qp_last_term(v.e.qp);
     CHECK(r && r->swapped && r->layer == DW_TERM_LAYER_LLP && r->code == DW_TERM_MPA_CRC);
-    CHECK_EQ_U(dw_qp_get_state(v.e.qp), DW_QP_TERMINATED);
+    CHECK_EQ_U(dw_qp_state_get(v.e.qp), DW_QP_TERMINATED);
     unmake(&v.e);
     /* and ours in siw's layout when asked */
     dw_qp_settings s;

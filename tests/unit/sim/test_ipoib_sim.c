@@ -235,9 +235,11 @@ static dw_ipoib_peer_info peer(dw_ipoib_fabric *f, int host, uint32_t ip)
     return p;
 }
 
-static const dw_ipoib_node_stats *nst(dw_ipoib_fabric *f, int host)
+static dw_ipoib_node_stats nst(dw_ipoib_fabric *f, int host)
 {
-    return dw_ipoib_node_stats_get(dw_ipoib_fabric_node(f, host));
+    dw_ipoib_node_stats st;
+    dw_ipoib_node_stats_get(dw_ipoib_fabric_node(f, host), &st);
+    return st;
 }
 
 /* ---- draft 3.2: the MTU ---- */
@@ -258,7 +260,7 @@ static void test_s32_rej_reason3_then_retry(void)
     /* B's own link: A replies with its 4096, below B's minimum: B disconnects */
     p = peer(f, 1, IP_A);
     CHECK(p.state == DW_IPOIB_LINK_FAILED && p.mode == DW_IPOIB_MODE_UD && p.mtu == 2044);
-    CHECK_EQ_U(nst(f, 1)->disconnects, 1);
+    CHECK_EQ_U(nst(f, 1).disconnects, 1);
     CHECK(c.cm_seen[DW_IPOIB_CM_DREQ] == 1 && c.cm_seen[DW_IPOIB_CM_DREP] == 1);
     dw_ipoib_fabric_del(f);
 }
@@ -307,7 +309,7 @@ static void test_s31_one_qpn_per_service(void)
     CHECK_EQ_U(c.sidr_sid[1], 0x0100001100001389ull);
     const dw_ipoib_host_stats *hb = dw_ipoib_fabric_host_stats(f, 1);
     CHECK(hb->rx_via[DW_IPOIB_MODE_QPN] > 0 && hb->rx_via[DW_IPOIB_MODE_UD] > 0);
-    CHECK(nst(f, 0)->tx_qpn > 0 && nst(f, 1)->rx_qpn == nst(f, 0)->tx_qpn);
+    CHECK(nst(f, 0).tx_qpn > 0 && nst(f, 1).rx_qpn == nst(f, 0).tx_qpn);
     /* the ARP QPN is still the default for the rest */
     CHECK(p.addr.qpn == dw_ipoib_node_settings_get(dw_ipoib_fabric_node(f, 1))->qpn);
     dw_ipoib_fabric_del(f);
@@ -365,13 +367,13 @@ static void test_s33_ud_received_is_processed(void)
     size_t n = udp_pkt(pkt, IP_A, IP_B, 200);
     dw_ipoib_node *na = dw_ipoib_fabric_node(f, 0);
     uint64_t ud0 = dw_ipoib_fabric_host_stats(f, 1)->rx_via[DW_IPOIB_MODE_UD];
-    uint64_t del0 = nst(f, 1)->delivered;
+    uint64_t del0 = nst(f, 1).delivered;
     /* unicast MAY go over UD although an RC link is up; B MUST process it */
     CHECK_EQ_U(dw_ipoib_node_send_via(na, IP_B, DW_IPOIB_TYPE_IPV4, pkt, n, DW_IPOIB_MODE_UD, 0),
                0);
     dw_ipoib_fabric_run(f, 1000);
     CHECK_EQ_U(dw_ipoib_fabric_host_stats(f, 1)->rx_via[DW_IPOIB_MODE_UD], ud0 + 1);
-    CHECK_EQ_U(nst(f, 1)->delivered, del0 + 1);
+    CHECK_EQ_U(nst(f, 1).delivered, del0 + 1);
     /* the sender's side of the rules */
     uint8_t arp[56] = {0, 32, 8, 0, 20, 4, 0, 1};
     CHECK_EQ_U(dw_ipoib_node_send_via(na, IP_B, DW_IPOIB_TYPE_ARP, arp, 56, DW_IPOIB_MODE_RC, 0),
@@ -397,21 +399,21 @@ static void test_s33_arp_over_a_connection_is_dropped(void)
     dw_ipoib_node *nb = dw_ipoib_fabric_node(f, 1);
     const uint8_t *gid_a = dw_ipoib_node_settings_get(dw_ipoib_fabric_node(f, 0))->gid;
     uint8_t fr[4 + 200] = {0x08, 0x06, 0, 0, 0, 32, 8, 0, 20, 4, 0, 2};
-    uint64_t drops = nst(f, 1)->rx_rule_drops, ign = nst(f, 1)->arp_ignored;
-    uint64_t del = nst(f, 1)->delivered;
+    uint64_t drops = nst(f, 1).rx_rule_drops, ign = nst(f, 1).arp_ignored;
+    uint64_t del = nst(f, 1).delivered;
     dw_ipoib_node_input_conn(nb, gid_a, c.conn_sqpn, c.conn_dqpn, fr, 60, 0);
-    CHECK_EQ_U(nst(f, 1)->rx_rule_drops, drops + 1); /* ARP MUST only be over UD */
-    CHECK_EQ_U(nst(f, 1)->arp_ignored, ign);         /* not even looked at */
+    CHECK_EQ_U(nst(f, 1).rx_rule_drops, drops + 1); /* ARP MUST only be over UD */
+    CHECK_EQ_U(nst(f, 1).arp_ignored, ign);         /* not even looked at */
     fr[0] = 0x08;
     fr[1] = 0x00;
     udp_pkt(fr + 4, IP_A, 0xE0000001, 100);
     dw_ipoib_node_input_conn(nb, gid_a, c.conn_sqpn, c.conn_dqpn, fr, 104, 0);
-    CHECK_EQ_U(nst(f, 1)->rx_rule_drops, drops + 2); /* multicast cannot use it */
+    CHECK_EQ_U(nst(f, 1).rx_rule_drops, drops + 2); /* multicast cannot use it */
     udp_pkt(fr + 4, IP_A, IP_B, 100);
     dw_ipoib_node_input_conn(nb, gid_a, c.conn_sqpn, c.conn_dqpn, fr, 104, 0);
-    CHECK_EQ_U(nst(f, 1)->delivered, del + 1);
+    CHECK_EQ_U(nst(f, 1).delivered, del + 1);
     dw_ipoib_node_input_conn(nb, gid_a, c.conn_sqpn ^ 1, c.conn_dqpn, fr, 104, 0);
-    CHECK_EQ_U(nst(f, 1)->delivered, del + 1); /* not our connection */
+    CHECK_EQ_U(nst(f, 1).delivered, del + 1); /* not our connection */
     dw_ipoib_fabric_del(f);
 }
 
@@ -541,7 +543,7 @@ static void test_s5_spoofed_arp_is_ignored(void)
     inject_arp_reply(f, 2, &bogus, IP_B);
     finish_traffic(f, 100000);
     dw_ipoib_peer_info p = peer(f, 0, IP_B);
-    CHECK(nst(f, 0)->arp_ignored >= 2);
+    CHECK(nst(f, 0).arp_ignored >= 2);
     CHECK(p.addr.qpn == real.qpn && !memcmp(p.addr.gid, real.gid, 16) && p.addr.flags == 0x40);
     CHECK(p.mode == DW_IPOIB_MODE_RC && !p.failures);
     dw_ipoib_fabric_del(f);
@@ -592,7 +594,7 @@ static void test_s5_malformed_private_data(void)
         traffic(f, 50000);
         dw_ipoib_peer_info p = peer(f, 0, IP_B);
         CHECK(p.mode == DW_IPOIB_MODE_UD && p.failures == 1);
-        CHECK_EQ_U(nst(f, 0)->cm_malformed + nst(f, 1)->cm_malformed, 1);
+        CHECK_EQ_U(nst(f, 0).cm_malformed + nst(f, 1).cm_malformed, 1);
         if (cases[i].t == DW_IPOIB_CM_REQ || cases[i].t == DW_IPOIB_CM_REP)
             CHECK(c.rej28 == 1); /* refused with a REJ, by B or by A */
         /* B's own link to A was not disturbed */
@@ -636,7 +638,7 @@ static void test_ud_mtu_and_limits(void)
     CHECK_EQ_U(dw_ipoib_fabric_inject_ud(f, 0, &to, fr, 4 + 2044), 0);
     dw_ipoib_fabric_run(f, 100);
     CHECK_EQ_U(dw_ipoib_fabric_stats_get(f)->ud_oversize, 1); /* 2045 never arrives */
-    CHECK_EQ_U(nst(f, 1)->delivered, 1);
+    CHECK_EQ_U(nst(f, 1).delivered, 1);
     /* the node never offers UD more than its MTU */
     CHECK_EQ_U(dw_ipoib_node_send(dw_ipoib_fabric_node(f, 0), fr + 4, 2045, 0),
                (ssize_t)DW_ERR_TOO_LONG);
@@ -651,7 +653,7 @@ static void test_arp_gives_up(void)
     CHECK_EQ_U(dw_ipoib_fabric_ping(f, 0, 0x0A000009, 1, 56), 0);
     dw_ipoib_fabric_run(f, 1000000);
     CHECK_EQ_U(dw_ipoib_fabric_host_stats(f, 0)->echo_replies, 0);
-    CHECK_EQ_U(nst(f, 0)->pend_dropped, 1);
+    CHECK_EQ_U(nst(f, 0).pend_dropped, 1);
     dw_ipoib_peer_info p;
     CHECK(dw_ipoib_node_peer(dw_ipoib_fabric_node(f, 0), 0x0A000009, &p) < 0); /* freed */
     dw_ipoib_fabric_del(f);

@@ -84,7 +84,7 @@ static void one_run(const cfg *c, uint64_t seed0, totals *t)
              dw_mpa_seg_offset(r) == s.st.wire_len &&
              dw_mpa_seg_ack(r) == (uint32_t)(c->start + s.st.wire_len) &&
              sx.store_peak <= rs.store_bytes;
-    ok = ok && dw_mpa_seg_close(r, DW_MPA_CLOSE_FIN) == 0;
+    ok = ok && dw_mpa_seg_close(r, DW_CLOSE_FIN) == 0;
     if (!ok && t->runs < 1000000) {
         fprintf(stderr, "run cut %d faults %d shrink %d store %d markers %d ptr %d "
                         "start 0x%x seed 0x%llx: delivered %zu/%zu bad %zu errors %d "
@@ -276,10 +276,10 @@ static void test_corrupt_never_placed(void)
             CHECK(ck.err.code == DW_MPA_ERR_CRC || ck.err.code == DW_MPA_ERR_MARKER);
         } else if (ck.next == n) {
             clean++;
-            CHECK(dw_mpa_seg_close(r, DW_MPA_CLOSE_FIN) == 0);
+            CHECK(dw_mpa_seg_close(r, DW_CLOSE_FIN) == 0);
         } else { /* a corrupted length waits for octets that never come */
             stalled++;
-            CHECK(dw_mpa_seg_close(r, DW_MPA_CLOSE_FIN) == DW_ERR_PROTO);
+            CHECK(dw_mpa_seg_close(r, DW_CLOSE_FIN) == DW_ERR_PROTO);
         }
         dw_mpa_seg_del(r);
         dw_netsim_del(sim);
@@ -346,7 +346,7 @@ static void test_stress(void)
         dw_mpa_seg_stats x;
         dw_mpa_seg_stats_get(r, &x);
         int good = ck.next == n && !ck.bad && !ck.errors && x.held == 0 &&
-                   x.store_used == 0 && dw_mpa_seg_close(r, DW_MPA_CLOSE_FIN) == 0;
+                   x.store_used == 0 && dw_mpa_seg_close(r, DW_CLOSE_FIN) == 0;
         if (!good)
             fprintf(stderr, "stress run %d (seed 0x%llx): delivered %zu/%zu bad %zu "
                             "errors %d code %d\n", i, (unsigned long long)s0, ck.next,

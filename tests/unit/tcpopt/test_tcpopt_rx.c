@@ -205,7 +205,7 @@ static void test_section4(void)
         CHECK_EQ_U(R.release_rc, DW_ERR_STATE); /* not from on_placed */
         CHECK_EQ_U(R.feed_rc, DW_ERR_STATE);    /* no re-entry */
         dw_tcpopt_rx_stats st;
-        dw_tcpopt_rx_get_stats(rx, &st);
+        dw_tcpopt_rx_stats_get(rx, &st);
         CHECK_EQ_U(st.placed, 4000);
         CHECK_EQ_U(st.stream, 300);
         CHECK_EQ_U(st.next, 4300);
@@ -343,7 +343,7 @@ static void test_any_order(void)
         CHECK_EQ_U(R.ncomplete, want_complete);
         CHECK_EQ_U(R.nrefused, 0);
         dw_tcpopt_rx_stats st;
-        dw_tcpopt_rx_get_stats(rx, &st);
+        dw_tcpopt_rx_stats_get(rx, &st);
         CHECK_EQ_U(st.next, L.len);
         CHECK_EQ_U(st.held, 0);
         CHECK_EQ_U(st.segments, tot);
@@ -402,7 +402,7 @@ static void test_wrap_exact(void)
     feed_at(rx, start, orig, 0, 200, NULL, 0);
     CHECK_EQ_U(dw_tcpopt_rx_segment(rx, start - 500, NULL, 0, orig, 300), 0);
     dw_tcpopt_rx_stats st;
-    dw_tcpopt_rx_get_stats(rx, &st);
+    dw_tcpopt_rx_stats_get(rx, &st);
     CHECK_EQ_U(st.duplicates, 2);
     CHECK_EQ_U(st.next, 1000);
     dw_tcpopt_rx_del(rx);
@@ -418,14 +418,14 @@ static void test_wrap_exact(void)
     CHECK_EQ_U(R.nplaced, 1); /* only 0 .. 50, at buffer offset 40 */
     CHECK(memcmp(BUF(0) + 40, orig + 50, 50) == 0);
     CHECK(BUF(0)[39] == GB && BUF(0)[90] == GB);
-    dw_tcpopt_rx_get_stats(rx, &st);
+    dw_tcpopt_rx_stats_get(rx, &st);
     CHECK_EQ_U(st.placed, 50);
     CHECK_EQ_U(st.next, 50);
     CHECK_EQ_U(R.nrefused, 0);
     o = O(9, 0, 0, 0, 10, 800); /* data at -20 .. -10, new octets at 50 .. 80 */
     CHECK_EQ_U(dw_tcpopt_encode(area, 20, &o), 20);
     CHECK_EQ_U(dw_tcpopt_rx_segment(rx, start - 20, area, 20, orig, 100), 0);
-    dw_tcpopt_rx_get_stats(rx, &st);
+    dw_tcpopt_rx_stats_get(rx, &st);
     CHECK_EQ_U(st.placed, 50);
     CHECK_EQ_U(st.next, 80);
     CHECK_EQ_U(R.stream_end, 80);
@@ -471,7 +471,7 @@ static void test_bounds(void)
     CHECK_EQ_U(xi.placed, 100);
     CHECK_EQ_U(xi.extent, 1000);
     dw_tcpopt_rx_stats st;
-    dw_tcpopt_rx_get_stats(rx, &st);
+    dw_tcpopt_rx_stats_get(rx, &st);
     CHECK_EQ_U(st.refusals, 4);
     CHECK_EQ_U(st.refused, 221);
     CHECK_EQ_U(R.ref[0].seq, 0);
@@ -712,7 +712,7 @@ static void test_window(void)
             feed_at(rx, 0, orig, off, 1000, i && i < 9 ? &o : &none, 0);
         }
     dw_tcpopt_rx_stats st;
-    dw_tcpopt_rx_get_stats(rx, &st);
+    dw_tcpopt_rx_stats_get(rx, &st);
     CHECK(st.beyond > 0);
     CHECK_EQ_U(st.next, 10000);
     CHECK_EQ_U(R.ncomplete, 1);
