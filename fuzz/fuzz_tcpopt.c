@@ -8,6 +8,8 @@
  * segment the segmenter cuts must carry a valid, encodable option.
  */
 #include <ddpwire/tcpopt.h>
+#include <ddpwire/tcpopt_rid.h>
+#include <ddpwire/tcpopt_seg.h>
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,6 +13,7 @@
  * guard bytes are never written.
  */
 #include <ddpwire/tcpopt.h>
+#include <ddpwire/tcpopt_rx.h>
 
 #include <stdlib.h>
 #include <string.h>

@@ -14,7 +14,10 @@
  *   outq.h         an output queue of frames (the adapter's non-blocking sends)
  *   ddp.h, rdmap.h DDP and RDMAP codecs
  *   qp.h           a sans-I/O queue pair (Send, Write, Read, Terminate)
- *   tcpopt.h       the TCP RDMA option (kind 25)
+ *   tcpopt.h       the TCP RDMA option (kind 25): codec, walker, rules
+ *   tcpopt_rid.h   its RID formats (NFS, HTTP, CIFS)
+ *   tcpopt_seg.h   its sender segmenter
+ *   tcpopt_rx.h    its receiver (placement)
  *   ipoib.h        IPoIB capability codecs and rules
  *   ipoib_node.h   a sans-I/O IPoIB interface
  *   pkt.h, reasm.h captured packets parsed, TCP reassembled per direction
@@ -44,6 +47,9 @@
 #include <ddpwire/rdmap.h>
 #include <ddpwire/qp.h>
 #include <ddpwire/tcpopt.h>
+#include <ddpwire/tcpopt_rid.h>
+#include <ddpwire/tcpopt_seg.h>
+#include <ddpwire/tcpopt_rx.h>
 #include <ddpwire/ipoib.h>
 #include <ddpwire/ipoib_node.h>
 #include <ddpwire/pkt.h>

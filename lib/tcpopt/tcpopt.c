@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* TCP RDMA option: codec, options-area walker, receive checks, RID formats. */
 #include <ddpwire/tcpopt.h>
+#include <ddpwire/tcpopt_rid.h>
 
 #include "base/bytes.h"
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* TCP RDMA option: receiver placement (3.1, 6.1) and the in-order stream. */
 #include <ddpwire/tcpopt.h>
+#include <ddpwire/tcpopt_rid.h>
+#include <ddpwire/tcpopt_rx.h>
 
 #include <stdlib.h>
 #include <string.h>

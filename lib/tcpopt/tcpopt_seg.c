@@ -1,6 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /* TCP RDMA option: sender segmentation (section 4). */
-#include <ddpwire/tcpopt.h>
+#include <ddpwire/tcpopt_seg.h>
+
+#include <string.h>
+
+/*
+ * The segmenter's state. The caller owns the storage (dw_tcpopt_seg, an
+ * opaque block of DW_TCPOPT_SEG_WORDS words); it is copied in and out with
+ * memcpy so no lvalue of this type ever aliases the caller's words.
+ */
+typedef struct seg_state {
+    dw_tcpopt_seg_settings s;
+    uint64_t stream_len;
+    const dw_tcpopt_transfer *xfers;
+    size_t nxfers;
+    const uint64_t *msgs;
+    size_t nmsgs;
+    uint64_t pos;      /* next stream offset to send */
+    size_t xi, ri, mi; /* current transfer, range, next message */
+    uint64_t rbuf;     /* buffer offset of range ri's first octet */
+    uint64_t total;    /* the current transfer's length */
+} seg_state;
+
+_Static_assert(sizeof(seg_state) <= sizeof(((dw_tcpopt_seg *)0)->opaque_),
+               "dw_tcpopt_seg's storage holds the segmenter's state");
+_Static_assert(_Alignof(seg_state) <= _Alignof(dw_tcpopt_seg),
+               "dw_tcpopt_seg's storage is aligned for the segmenter's state");
 
 void dw_tcpopt_seg_settings_default(dw_tcpopt_seg_settings *s)
 {
@@ -42,7 +67,7 @@ static int check_xfer(const dw_tcpopt_transfer *x, uint64_t stream_len,
     return 0;
 }
 
-static void enter_xfer(dw_tcpopt_seg *sg)
+static void enter_xfer(seg_state *sg)
 {
     sg->ri = 0;
     if (sg->xi < sg->nxfers) {
@@ -65,18 +90,20 @@ int dw_tcpopt_seg_init(dw_tcpopt_seg *sg, const dw_tcpopt_seg_settings *s,
     for (size_t i = 0; i < nxfers; i++)
         if (check_xfer(&xfers[i], stream_len, &min_next))
             return DW_ERR_INVAL;
-    *sg = (dw_tcpopt_seg){.s = *s, .stream_len = stream_len, .xfers = xfers,
-                          .nxfers = nxfers, .msgs = msgs, .nmsgs = nmsgs};
-    enter_xfer(sg);
+    seg_state st = {.s = *s, .stream_len = stream_len, .xfers = xfers,
+                    .nxfers = nxfers, .msgs = msgs, .nmsgs = nmsgs};
+    enter_xfer(&st);
+    memset(sg, 0, sizeof *sg);
+    memcpy(sg->opaque_.words, &st, sizeof st);
     return 0;
 }
 
-static const dw_tcpopt_range *cur_range(const dw_tcpopt_seg *sg)
+static const dw_tcpopt_range *cur_range(const seg_state *sg)
 {
     return sg->xi < sg->nxfers ? &sg->xfers[sg->xi].ranges[sg->ri] : NULL;
 }
 
-static void next_range(dw_tcpopt_seg *sg)
+static void next_range(seg_state *sg)
 {
     sg->rbuf += sg->xfers[sg->xi].ranges[sg->ri].length;
     if (++sg->ri == sg->xfers[sg->xi].nranges) {
@@ -86,7 +113,7 @@ static void next_range(dw_tcpopt_seg *sg)
 }
 
 /* Fills the option for the data [dstart, dend) of the current range. */
-static void describe(const dw_tcpopt_seg *sg, dw_tcpopt_segment *out,
+static void describe(const seg_state *sg, dw_tcpopt_segment *out,
                      uint64_t dstart, uint64_t dend)
 {
     const dw_tcpopt_transfer *x = &sg->xfers[sg->xi];
@@ -110,10 +137,8 @@ static int carries(const dw_tcpopt_range *r, uint64_t limit)
     return r && (r->offset < limit || (!r->length && r->offset == limit));
 }
 
-int dw_tcpopt_seg_next(dw_tcpopt_seg *sg, dw_tcpopt_segment *out)
+static int next_seg(seg_state *sg, dw_tcpopt_segment *out)
 {
-    if (!sg || !out)
-        return DW_ERR_INVAL;
     const dw_tcpopt_range *r = cur_range(sg);
     uint64_t start = sg->pos;
     if (start >= sg->stream_len)
@@ -148,6 +173,17 @@ int dw_tcpopt_seg_next(dw_tcpopt_seg *sg, dw_tcpopt_segment *out)
     out->len = (uint32_t)(end - start);
     sg->pos = end;
     return 1;
+}
+
+int dw_tcpopt_seg_next(dw_tcpopt_seg *sg, dw_tcpopt_segment *out)
+{
+    if (!sg || !out)
+        return DW_ERR_INVAL;
+    seg_state st;
+    memcpy(&st, sg->opaque_.words, sizeof st);
+    int rc = next_seg(&st, out);
+    memcpy(sg->opaque_.words, &st, sizeof st);
+    return rc;
 }
 
 ssize_t dw_tcpopt_segment_stream(dw_tcpopt_segment *out, size_t cap,

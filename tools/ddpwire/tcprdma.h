@@ -4,6 +4,8 @@
 #define DW_TCPRDMA_H
 
 #include <ddpwire/tcpopt.h>
+#include <ddpwire/tcpopt_rid.h>
+#include <ddpwire/tcpopt_seg.h>
 
 #include <stdint.h>
 #include <stdio.h>

@@ -11,6 +11,7 @@
 #include <ddpwire/flowtab.h>
 #include <ddpwire/pkt.h>
 #include <ddpwire/tcpopt.h>
+#include <ddpwire/tcpopt_rx.h>
 
 #include <errno.h>
 #include <pcap/pcap.h>

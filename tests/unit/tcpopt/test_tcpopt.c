@@ -6,6 +6,7 @@
  * RID formats of section 5, and random round trips.
  */
 #include <ddpwire/tcpopt.h>
+#include <ddpwire/tcpopt_rid.h>
 
 #include "test.h"
 

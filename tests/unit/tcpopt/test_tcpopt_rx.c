@@ -9,6 +9,8 @@
  * buffer, the store's window, and the API's argument checks.
  */
 #include <ddpwire/tcpopt.h>
+#include <ddpwire/tcpopt_seg.h>
+#include <ddpwire/tcpopt_rx.h>
 
 #include "test.h"
 

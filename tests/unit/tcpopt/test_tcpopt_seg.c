@@ -7,6 +7,7 @@
  * data, every receive rule met, segments cut no earlier than a rule says).
  */
 #include <ddpwire/tcpopt.h>
+#include <ddpwire/tcpopt_seg.h>
 
 #include "test.h"
 
