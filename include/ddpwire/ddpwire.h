@@ -18,7 +18,10 @@
  *   tcpopt_rid.h   its RID formats (NFS, HTTP, CIFS)
  *   tcpopt_seg.h   its sender segmenter
  *   tcpopt_rx.h    its receiver (placement)
- *   ipoib.h        IPoIB capability codecs and rules
+ *   ipoib.h        IPoIB basics: capabilities, modes, address, header, ARP
+ *   ipoib_sid.h    IPoIB service IDs
+ *   ipoib_cm.h     IPoIB CM messages and private data
+ *   ipoib_nego.h   IPoIB rules: mode choice, MTU, routing
  *   ipoib_node.h   a sans-I/O IPoIB interface
  *   pkt.h, reasm.h captured packets parsed, TCP reassembled per direction
  *   flowtab.h      the connections of a capture
@@ -51,6 +54,9 @@
 #include <ddpwire/tcpopt_seg.h>
 #include <ddpwire/tcpopt_rx.h>
 #include <ddpwire/ipoib.h>
+#include <ddpwire/ipoib_sid.h>
+#include <ddpwire/ipoib_cm.h>
+#include <ddpwire/ipoib_nego.h>
 #include <ddpwire/ipoib_node.h>
 #include <ddpwire/pkt.h>
 #include <ddpwire/reasm.h>

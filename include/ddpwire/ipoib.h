@@ -2,7 +2,13 @@
 /*
  * IPoIB advanced capabilities (draft-kashyap-ipoib-advanced-capabilities,
  * December 2001) and the later IPoIB connected mode (RFC 4755, as Linux
- * implements it): codecs and negotiation rules, sans-I/O.
+ * implements it), sans-I/O. This header: constants, profiles and
+ * capability flags, link modes, the 20-octet link-layer address, the
+ * encapsulation header, ARP and the capture pseudo-header. Beside it:
+ * <ddpwire/ipoib_sid.h> service IDs (draft 4.0), <ddpwire/ipoib_cm.h>
+ * CM messages and their private data (3.1, 3.2), <ddpwire/ipoib_nego.h>
+ * the rules (mode choice, MTU, routing: 1.0-3.3), <ddpwire/ipoib_node.h>
+ * a sans-I/O interface that uses them all.
  *
  * IPoIB always runs over InfiniBand's Unreliable Datagram mode (IPoIB-UD).
  * Peers may also offer IPoIB-RC / -UC / -RD (connected modes with a large
@@ -113,6 +119,25 @@ DW_EXTERN unsigned dw_ipoib_flags_decode(dw_ipoib_profile p, uint8_t flags, unsi
 /** Non-zero when qpn can name an IPoIB UD queue pair (not 0, 1 or 0xFFFFFF). */
 DW_EXTERN int dw_ipoib_qpn_valid(uint32_t qpn);
 
+/** Kinds of IPoIB link, in order of preference (higher is better). */
+typedef enum dw_ipoib_mode {
+    DW_IPOIB_MODE_UD = 0,
+    DW_IPOIB_MODE_QPN = 1,
+    DW_IPOIB_MODE_UC = 2,
+    DW_IPOIB_MODE_RD = 3,
+    DW_IPOIB_MODE_RC = 4
+} dw_ipoib_mode;
+#define DW_IPOIB_MODE_COUNT 5
+
+/** "UD", "QPN", "UC", "RD", "RC". */
+DW_EXTERN const char *dw_ipoib_mode_name(dw_ipoib_mode m);
+
+/** The capability bit of a mode (0 for UD). */
+DW_EXTERN unsigned dw_ipoib_mode_cap(dw_ipoib_mode m);
+
+/** Non-zero for RC, UC and RD (set up with CM REQ/REP). */
+DW_EXTERN int dw_ipoib_mode_connected(dw_ipoib_mode m);
+
 /* ------------------------------------------------------------------ */
 /* Link-layer address (20 octets)                                      */
 /* ------------------------------------------------------------------ */
@@ -148,179 +173,6 @@ DW_EXTERN void dw_ipoib_mgid_ipv4(uint8_t gid[DW_IPOIB_GID_LEN], uint32_t group,
 
 /** Non-zero when gid is a multicast GID (first octet 0xff). */
 DW_EXTERN int dw_ipoib_gid_is_mcast(const uint8_t gid[DW_IPOIB_GID_LEN]);
-
-/* ------------------------------------------------------------------ */
-/* Service IDs (draft 4.0)                                             */
-/* ------------------------------------------------------------------ */
-
-/*
- * 64 bits: 00000001 | reserved | reserved | protocol | reserved | reserved
- * | protocol subfield (16 bits). The first octet marks the IETF block;
- * reserved octets are sent as zero and ignored on receipt. The protocol is
- * the IPv4 protocol number; for TCP, UDP and SCTP the subfield is the port
- * (rule 2); zero means "all" (rule 1, the wildcard). Text form: the eight
- * octets in hex without leading zeros, colon-separated: TCP port 40 is
- * 1:0:0:6:0:0:0:28 and all UDP 1:0:0:11:0:0:0:0 (draft 4.2).
- */
-#define DW_IPOIB_SID_LEN 8u
-#define DW_IPOIB_SID_IETF 0x01u
-/** Longest text form, with its NUL: 8 * "ff" + 7 colons + 1. */
-#define DW_IPOIB_SID_TEXT_MAX 24u
-
-#define DW_IPOIB_PROTO_ICMP 1u
-#define DW_IPOIB_PROTO_TCP 6u
-#define DW_IPOIB_PROTO_UDP 17u
-#define DW_IPOIB_PROTO_SCTP 132u
-
-typedef struct dw_ipoib_sid {
-    /** IPv4 protocol number. */
-    uint8_t protocol;
-    /** Protocol subfield: the port for TCP/UDP/SCTP; 0 = all (rule 1). */
-    uint16_t subfield;
-    /** Non-zero when a reserved octet was not zero (ignored, reported). */
-    uint8_t reserved_set;
-} dw_ipoib_sid;
-
-/** The service ID for protocol and subfield (reserved octets zero). */
-DW_EXTERN uint64_t dw_ipoib_sid_make(uint8_t protocol, uint16_t subfield);
-
-/**
- * The service ID for a packet's protocol and destination port: the port for
- * TCP, UDP and SCTP (rule 2), zero (all) for every other protocol (4.1).
- */
-DW_EXTERN uint64_t dw_ipoib_sid_for(uint8_t protocol, uint16_t port);
-
-/** Splits a service ID; DW_ERR_MALFORMED when it is not in the IETF block. */
-DW_EXTERN int dw_ipoib_sid_split(dw_ipoib_sid *out, uint64_t sid);
-
-/** Decodes 8 octets: 8, DW_ERR_NEED_MORE, or DW_ERR_MALFORMED (not IETF). */
-DW_EXTERN ssize_t dw_ipoib_sid_decode(dw_ipoib_sid *out, const uint8_t *in, size_t len);
-
-/** Encodes 8 octets, reserved octets zero. */
-DW_EXTERN ssize_t dw_ipoib_sid_encode(uint8_t *out, size_t cap, const dw_ipoib_sid *s);
-
-/**
- * Writes the text form of any 64-bit service ID ("1:0:0:6:0:0:0:28").
- * Returns the length (without the NUL) or DW_ERR_NOSPACE.
- */
-DW_EXTERN int dw_ipoib_sid_format(char *buf, size_t cap, uint64_t sid);
-
-/**
- * Parses the text form: exactly eight groups of one or two hex digits
- * separated by single colons, nothing else. Returns 0 or DW_ERR_MALFORMED.
- * Any 64-bit value parses; dw_ipoib_sid_split() judges the block.
- */
-DW_EXTERN int dw_ipoib_sid_parse(uint64_t *out, const char *text);
-
-/**
- * Whether a service bound as bound serves a request for wanted: the same
- * protocol, and the same subfield or a bound subfield of zero (rule 1,
- * the wildcard). Reserved octets are ignored. 0 when either is not IETF.
- */
-DW_EXTERN int dw_ipoib_sid_match(uint64_t bound, uint64_t wanted);
-
-/** Which connected-mode service ID an RFC 4755 interface sends. */
-typedef enum dw_ipoib_sid_style {
-    /** RFC 4755: 0x0100000000000000 | UD QPN. */
-    DW_IPOIB_SID_RFC4755 = 0,
-    /** Linux's historical value: 0x1000000000000000 | UD QPN. */
-    DW_IPOIB_SID_LINUX = 1
-} dw_ipoib_sid_style;
-
-#define DW_IPOIB_SID_RFC4755_BASE 0x0100000000000000ull
-#define DW_IPOIB_SID_LINUX_BASE 0x1000000000000000ull
-
-/** The RFC 4755 connected-mode service ID of a UD QPN (24 bits). */
-DW_EXTERN uint64_t dw_ipoib_sid_cm(dw_ipoib_sid_style style, uint32_t ud_qpn);
-
-/**
- * Reads a connected-mode service ID: its style and UD QPN. Returns 0, or
- * DW_ERR_MALFORMED when it is neither form (bits 24..55 must be zero).
- */
-DW_EXTERN int dw_ipoib_sid_cm_parse(uint64_t sid, dw_ipoib_sid_style *style, uint32_t *ud_qpn);
-
-/* ------------------------------------------------------------------ */
-/* Private data                                                        */
-/* ------------------------------------------------------------------ */
-
-/*
- * Draft 3.1 (SIDR) and 3.2 (CM REQ/REP): QPN received in ARP/ND (24 bits),
- * one pad octet, QPN sent in ARP/ND (24 bits), one pad octet; the CM form
- * adds the IP MTU (32 bits). Pads must be zero. "Received" and "sent" are
- * from the writer's point of view. The InfiniBand CM pads private data to a
- * fixed size per message; decoders read their octets and leave the rest.
- */
-#define DW_IPOIB_SIDR_PD_LEN 8u
-#define DW_IPOIB_CM_PD_LEN 12u
-#define DW_IPOIB_RFC4755_PD_LEN 8u
-
-typedef struct dw_ipoib_pd {
-    /** The peer's QPN as learnt in ARP/ND. */
-    uint32_t qpn_rcvd;
-    /** Our own QPN as sent in ARP/ND. */
-    uint32_t qpn_sent;
-    /** IP MTU (CM form only; 0 in the SIDR form). */
-    uint32_t mtu;
-} dw_ipoib_pd;
-
-/**
- * SIDR private data (8 octets). DW_ERR_MALFORMED for a non-zero pad or a
- * QPN that cannot be an IPoIB UD QPN.
- */
-DW_EXTERN ssize_t dw_ipoib_sidr_pd_decode(dw_ipoib_pd *out, const uint8_t *in, size_t len);
-DW_EXTERN ssize_t dw_ipoib_sidr_pd_encode(uint8_t *out, size_t cap, const dw_ipoib_pd *pd);
-
-/**
- * CM REQ/REP private data (12 octets): as SIDR plus the MTU, which must be
- * DW_IPOIB_MTU_MIN..DW_IPOIB_MTU_LIMIT.
- */
-DW_EXTERN ssize_t dw_ipoib_cm_pd_decode(dw_ipoib_pd *out, const uint8_t *in, size_t len);
-DW_EXTERN ssize_t dw_ipoib_cm_pd_encode(uint8_t *out, size_t cap, const dw_ipoib_pd *pd);
-
-/**
- * RFC 4755 private data (8 octets): a 32-bit word whose low 24 bits are the
- * sender's UD QPN (the high octet is reserved: sent as zero, ignored), then
- * the receive MTU. As Linux does, the MTU counts the 4-octet IPoIB header:
- * 65524 for an IP MTU of 65520.
- */
-typedef struct dw_ipoib_rfc_pd {
-    uint32_t qpn;
-    /** Receive MTU as on the wire (IP MTU + 4). */
-    uint32_t mtu;
-} dw_ipoib_rfc_pd;
-
-/** DW_ERR_MALFORMED for an invalid QPN or an MTU outside 72..2^31. */
-DW_EXTERN ssize_t dw_ipoib_rfc_pd_decode(dw_ipoib_rfc_pd *out, const uint8_t *in, size_t len);
-DW_EXTERN ssize_t dw_ipoib_rfc_pd_encode(uint8_t *out, size_t cap, const dw_ipoib_rfc_pd *pd);
-
-/** REJ reasons used here (InfiniBand CM REJ Reason field). */
-#define DW_IPOIB_REJ_NO_RESOURCES 3u /* draft 3.2: MTU not acceptable */
-#define DW_IPOIB_REJ_INVALID_SID 8u
-#define DW_IPOIB_REJ_CONSUMER 28u
-
-/**
- * A draft REJ (3.2): the CM Reason field and, for reason 3, private data in
- * the CM layout whose MTU is the MTU that would be acceptable (0: none
- * offered, the whole block zero).
- */
-typedef struct dw_ipoib_rej {
-    uint16_t reason;
-    dw_ipoib_pd pd;
-} dw_ipoib_rej;
-
-/**
- * Reads a REJ's private data given its Reason. Reason 3: decodes 12
- * octets (an all-zero block means no MTU offered) and returns 12; other
- * reasons carry nothing of ours: returns 0 with pd zeroed.
- */
-DW_EXTERN ssize_t dw_ipoib_rej_decode(dw_ipoib_rej *out, uint16_t reason, const uint8_t *pd,
-                            size_t len);
-
-/**
- * Writes a REJ's private data: 12 octets for reason 3, nothing (0) for
- * others. DW_ERR_INVAL when an MTU is given with a reason other than 3.
- */
-DW_EXTERN ssize_t dw_ipoib_rej_encode(uint8_t *out, size_t cap, const dw_ipoib_rej *r);
 
 /* ------------------------------------------------------------------ */
 /* Encapsulation header, ARP, capture pseudo-header                    */
@@ -380,134 +232,6 @@ typedef struct dw_ipoib_lt242 {
 
 DW_EXTERN ssize_t dw_ipoib_lt242_decode(dw_ipoib_lt242 *out, const uint8_t *in, size_t len);
 DW_EXTERN ssize_t dw_ipoib_lt242_encode(uint8_t *out, size_t cap, const dw_ipoib_lt242 *h);
-
-/* ------------------------------------------------------------------ */
-/* Negotiation rules (lib/ipoib/ipoib_nego.c)                                */
-/* ------------------------------------------------------------------ */
-
-/** Kinds of IPoIB link, in order of preference (higher is better). */
-typedef enum dw_ipoib_mode {
-    DW_IPOIB_MODE_UD = 0,
-    DW_IPOIB_MODE_QPN = 1,
-    DW_IPOIB_MODE_UC = 2,
-    DW_IPOIB_MODE_RD = 3,
-    DW_IPOIB_MODE_RC = 4
-} dw_ipoib_mode;
-#define DW_IPOIB_MODE_COUNT 5
-
-/** "UD", "QPN", "UC", "RD", "RC". */
-DW_EXTERN const char *dw_ipoib_mode_name(dw_ipoib_mode m);
-
-/** The capability bit of a mode (0 for UD). */
-DW_EXTERN unsigned dw_ipoib_mode_cap(dw_ipoib_mode m);
-
-/** Non-zero for RC, UC and RD (set up with CM REQ/REP). */
-DW_EXTERN int dw_ipoib_mode_connected(dw_ipoib_mode m);
-
-/**
- * The best mode both sides support (draft 1.0, 2.0): RC, then RD, UC and
- * QPN; UD when they share nothing. peer_caps is what the peer's flags
- * offered (already restricted by dw_ipoib_flags_decode()).
- */
-DW_EXTERN dw_ipoib_mode dw_ipoib_choose(unsigned local_caps, unsigned peer_caps);
-
-/** An interface's MTU policy for connected links. */
-typedef struct dw_ipoib_mtu_policy {
-    /** MTU put in REQ and REP (also the largest we take). */
-    uint32_t offer;
-    /** Smallest link MTU we accept. */
-    uint32_t min;
-    /** Largest MTU we can retry with after a REJ (>= offer). */
-    uint32_t max;
-} dw_ipoib_mtu_policy;
-
-/** Checks min <= offer <= max and all within 68..2^31; 0 or DW_ERR_INVAL. */
-DW_EXTERN int dw_ipoib_mtu_policy_check(const dw_ipoib_mtu_policy *p);
-
-/** The link MTU: the smaller of both values (draft 3.2 MUST). */
-DW_EXTERN uint32_t dw_ipoib_mtu_agree(uint32_t a, uint32_t b);
-
-/** What a responder does with a REQ's MTU. */
-typedef enum dw_ipoib_req_verdict {
-    /** Send REP with *mtu_out (our offer); the link MTU is *link_mtu. */
-    DW_IPOIB_REQ_ACCEPT = 0,
-    /** Send REJ reason 3 with *mtu_out, the MTU that would be acceptable. */
-    DW_IPOIB_REQ_REJECT_MTU = 1
-} dw_ipoib_req_verdict;
-
-/**
- * Responder rule (draft 3.2): a REQ whose MTU is below our minimum is
- * rejected with REJ reason 3 carrying our minimum; otherwise REP carries
- * our offer and the link MTU is the smaller value. The RFC 4755 profile has
- * no MTU in REJ and always accepts (each side then sends at most the
- * other's MTU, which is the smaller value too).
- */
-DW_EXTERN dw_ipoib_req_verdict dw_ipoib_on_req_mtu(dw_ipoib_profile p, const dw_ipoib_mtu_policy *pol,
-                                         uint32_t req_mtu, uint32_t *mtu_out,
-                                         uint32_t *link_mtu);
-
-/** What a requester does with a REP. */
-typedef enum dw_ipoib_rep_verdict {
-    /** Send RTU: the link is up with *link_mtu. */
-    DW_IPOIB_REP_RTU = 0,
-    /** The resulting MTU is below our minimum: disconnect (draft 3.2). */
-    DW_IPOIB_REP_DISCONNECT = 1
-} dw_ipoib_rep_verdict;
-
-DW_EXTERN dw_ipoib_rep_verdict dw_ipoib_on_rep_mtu(const dw_ipoib_mtu_policy *pol, uint32_t req_mtu,
-                                         uint32_t rep_mtu, uint32_t *link_mtu);
-
-/**
- * Requester rule for a draft REJ: reason 3 with an acceptable MTU inside
- * our min..max and retries left: returns 1 and *retry_mtu (send a new REQ
- * with it); anything else: 0 (give up: fall back to UD).
- */
-DW_EXTERN int dw_ipoib_on_rej(dw_ipoib_profile p, const dw_ipoib_mtu_policy *pol, const dw_ipoib_rej *rej,
-                    unsigned retries_left, uint32_t *retry_mtu);
-
-/** What kind of packet (draft 3.3 treats them differently). */
-typedef enum dw_ipoib_pkt_class {
-    DW_IPOIB_PKT_UNICAST = 0,
-    DW_IPOIB_PKT_MULTICAST = 1, /* IPv4 class D, broadcast, IPv6 ff00::/8 */
-    DW_IPOIB_PKT_ARP = 2,
-    DW_IPOIB_PKT_ND = 3 /* ICMPv6 133..137 */
-} dw_ipoib_pkt_class;
-
-/**
- * Classifies a packet by its IPoIB header type and its first octets:
- * ARP; IPv6 neighbour discovery; multicast or broadcast destinations;
- * unicast. Short or unknown packets count as unicast.
- */
-DW_EXTERN dw_ipoib_pkt_class dw_ipoib_classify(uint16_t type, const uint8_t *pkt, size_t len);
-
-/**
- * Whether a packet of class c may be sent over a link of mode m
- * (draft 3.3): ARP/ND and multicast only over UD; unicast over any link.
- */
-DW_EXTERN int dw_ipoib_tx_allowed(dw_ipoib_pkt_class c, dw_ipoib_mode m);
-
-/**
- * Whether a packet of class c received over mode m is processed
- * (draft 3.3): everything received over UD (and UD QPN links) is
- * processed; connected links carry only unicast, so ARP/ND or multicast
- * arriving over one is dropped.
- */
-DW_EXTERN int dw_ipoib_rx_allowed(dw_ipoib_pkt_class c, dw_ipoib_mode m);
-
-/** The links to one peer that are up, with their MTUs. */
-typedef struct dw_ipoib_links {
-    /** Bit (1u << mode) set for each usable link; UD is always usable. */
-    unsigned up;
-    uint32_t mtu[DW_IPOIB_MODE_COUNT];
-} dw_ipoib_links;
-
-/**
- * Picks the link for a packet of class c and len octets: the most
- * preferred link that is up, allowed for c (dw_ipoib_tx_allowed) and whose
- * MTU holds len. Returns the mode, or DW_ERR_TOO_LONG when none can carry
- * it (the IP layer must fragment), DW_ERR_INVAL for bad arguments.
- */
-DW_EXTERN int dw_ipoib_route(dw_ipoib_pkt_class c, const dw_ipoib_links *links, size_t len);
 
 #ifdef __cplusplus
 }

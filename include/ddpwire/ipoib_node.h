@@ -15,58 +15,13 @@
 #define DDPWIRE_IPOIB_NODE_H
 
 #include <ddpwire/ipoib.h>
+#include <ddpwire/ipoib_sid.h>
+#include <ddpwire/ipoib_cm.h>
+#include <ddpwire/ipoib_nego.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ------------------------------------------------------------------ */
-/* CM messages (the IPoIB-relevant fields of the InfiniBand CM MADs)   */
-/* ------------------------------------------------------------------ */
-
-typedef enum dw_ipoib_cm_type {
-    DW_IPOIB_CM_REQ = 1,
-    DW_IPOIB_CM_REP,
-    DW_IPOIB_CM_RTU,
-    DW_IPOIB_CM_REJ,
-    DW_IPOIB_CM_DREQ,
-    DW_IPOIB_CM_DREP,
-    DW_IPOIB_CM_SIDR_REQ,
-    DW_IPOIB_CM_SIDR_REP
-} dw_ipoib_cm_type;
-
-/** "REQ", "REP", ... */
-DW_EXTERN const char *dw_ipoib_cm_type_name(dw_ipoib_cm_type t);
-
-/** Largest private data of any CM message (RTU, DREP: 224 octets). */
-#define DW_IPOIB_CM_PD_MAX 224u
-
-/** Private-data size of a CM message type (REQ 92, REP 196, REJ 148, ...). */
-DW_EXTERN size_t dw_ipoib_cm_pd_size(dw_ipoib_cm_type t);
-
-/** SIDR_REP status values (InfiniBand SIDR). */
-#define DW_IPOIB_SIDR_OK 0u
-#define DW_IPOIB_SIDR_UNSUPPORTED 1u /* service ID not supported */
-#define DW_IPOIB_SIDR_REJECTED 2u    /* rejected by the service provider */
-
-typedef struct dw_ipoib_cm_msg {
-    dw_ipoib_cm_type type;
-    /** Sender's communication ID (SIDR: the request ID). */
-    uint32_t local_id;
-    /** The receiver's communication ID (0 in REQ and SIDR). */
-    uint32_t remote_id;
-    /** REQ, SIDR_REQ, SIDR_REP: the service ID. */
-    uint64_t service_id;
-    /** REQ/REP: the sender's connected QP; SIDR_REP: the service's UD QPN. */
-    uint32_t qpn;
-    /** REQ: RC, UC or RD. */
-    dw_ipoib_mode transport;
-    /** REJ: Reason; SIDR_REP: status. */
-    uint16_t reason;
-    /** dw_ipoib_cm_pd_size(type); octets past the IPoIB data are zero. */
-    uint16_t pd_len;
-    uint8_t pd[DW_IPOIB_CM_PD_MAX];
-} dw_ipoib_cm_msg;
 
 /* ------------------------------------------------------------------ */
 /* Node: one IPoIB interface                                           */

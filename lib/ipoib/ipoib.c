@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* IPoIB advanced capabilities: address, flags, service IDs, private data. */
 #include <ddpwire/ipoib.h>
+#include <ddpwire/ipoib_sid.h>
+#include <ddpwire/ipoib_cm.h>
 
 #include <string.h>
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* IPoIB advanced capabilities: which link, which MTU, which packet where. */
 #include <ddpwire/ipoib.h>
+#include <ddpwire/ipoib_cm.h>
+#include <ddpwire/ipoib_nego.h>
 
 #include "base/bytes.h"
 

@@ -7,6 +7,9 @@
  * produced by the code under test. Hostile input ends the file.
  */
 #include <ddpwire/ipoib.h>
+#include <ddpwire/ipoib_sid.h>
+#include <ddpwire/ipoib_cm.h>
+#include <ddpwire/ipoib_nego.h>
 
 #include "test.h"
 
