@@ -102,6 +102,9 @@ typedef struct dw_mpa_seg_callbacks {
     void (*on_error)(dw_mpa_seg *r, const dw_mpa_rx_error *err, void *user_data);
 } dw_mpa_seg_callbacks;
 
+/** Layout version of dw_mpa_seg_callbacks this header describes (the versioning: <ddpwire/common.h>). */
+#define DW_MPA_SEG_CALLBACKS_VERSION 1
+
 typedef struct dw_mpa_seg_settings {
     /** TCP sequence number of the first octet received in MPA mode. */
     uint32_t start_seq;
@@ -133,16 +136,22 @@ typedef struct dw_mpa_seg_settings {
     const dw_mem *mem;
 } dw_mpa_seg_settings;
 
+/** Layout version of dw_mpa_seg_settings this header describes (the versioning: <ddpwire/common.h>). */
+#define DW_MPA_SEG_SETTINGS_VERSION 1
+
 /** Fills settings with the defaults described above. */
-DW_EXTERN void dw_mpa_seg_settings_default(dw_mpa_seg_settings *settings);
+DW_EXTERN int dw_mpa_seg_settings_default_versioned(int settings_version, dw_mpa_seg_settings *settings);
+#define dw_mpa_seg_settings_default(settings) \
+    dw_mpa_seg_settings_default_versioned(DW_MPA_SEG_SETTINGS_VERSION, (settings))
 
 /**
  * Creates a segment receiver: settings may be NULL for the defaults;
  * callbacks must have on_place. Allocates all it will use. Returns 0,
  * DW_ERR_INVAL or DW_ERR_NOMEM.
  */
-DW_EXTERN int dw_mpa_seg_new(dw_mpa_seg **pr, const dw_mpa_seg_settings *settings,
-                   const dw_mpa_seg_callbacks *callbacks, void *user_data);
+DW_EXTERN int dw_mpa_seg_new_versioned(dw_mpa_seg **pr, int settings_version, const dw_mpa_seg_settings *settings, int callbacks_version, const dw_mpa_seg_callbacks *callbacks, void *user_data);
+#define dw_mpa_seg_new(pr, settings, callbacks, user_data) \
+    dw_mpa_seg_new_versioned((pr), DW_MPA_SEG_SETTINGS_VERSION, (settings), DW_MPA_SEG_CALLBACKS_VERSION, (callbacks), (user_data))
 
 /** Frees a segment receiver; NULL is allowed. */
 DW_EXTERN void dw_mpa_seg_del(dw_mpa_seg *r);

@@ -156,9 +156,14 @@ typedef struct dw_mpa_nego_settings {
     unsigned rtr;
 } dw_mpa_nego_settings;
 
+/** Layout version of dw_mpa_nego_settings this header describes (the versioning: <ddpwire/common.h>). */
+#define DW_MPA_NEGO_SETTINGS_VERSION 1
+
 /** Defaults: want markers and CRC, allow markers, revision 1, no data
  *  (enhanced on for revision 2, IRD 1, ORD 1, no peer-to-peer). */
-DW_EXTERN void dw_mpa_nego_settings_default(dw_mpa_nego_settings *s);
+DW_EXTERN int dw_mpa_nego_settings_default_versioned(int settings_version, dw_mpa_nego_settings *s);
+#define dw_mpa_nego_settings_default(s) \
+    dw_mpa_nego_settings_default_versioned(DW_MPA_NEGO_SETTINGS_VERSION, (s))
 
 /** Why a start-up did not reach MPA mode. */
 typedef enum dw_mpa_nego_reason {
@@ -216,7 +221,9 @@ typedef struct dw_mpa_nego_result {
 } dw_mpa_nego_result;
 
 /** Initiator: writes the request frame. Returns its length or an error. */
-DW_EXTERN ssize_t dw_mpa_nego_request(const dw_mpa_nego_settings *s, uint8_t *out, size_t cap);
+DW_EXTERN ssize_t dw_mpa_nego_request_versioned(int settings_version, const dw_mpa_nego_settings *s, uint8_t *out, size_t cap);
+#define dw_mpa_nego_request(s, out, cap) \
+    dw_mpa_nego_request_versioned(DW_MPA_NEGO_SETTINGS_VERSION, (s), (out), (cap))
 
 /**
  * Responder: decodes the peer's request at in and writes the reply into
@@ -230,9 +237,9 @@ DW_EXTERN ssize_t dw_mpa_nego_request(const dw_mpa_nego_settings *s, uint8_t *ou
  * DW_ERR_MALFORMED when the peer is not an MPA initiator (an enablement
  * error: a reply key, or anything that is not a start-up frame).
  */
-DW_EXTERN ssize_t dw_mpa_nego_respond(const dw_mpa_nego_settings *s, const uint8_t *in,
-                            size_t len, uint8_t *reply, size_t cap,
-                            size_t *reply_len, dw_mpa_nego_result *res);
+DW_EXTERN ssize_t dw_mpa_nego_respond_versioned(int settings_version, const dw_mpa_nego_settings *s, const uint8_t *in, size_t len, uint8_t *reply, size_t cap, size_t *reply_len, dw_mpa_nego_result *res);
+#define dw_mpa_nego_respond(s, in, len, reply, cap, reply_len, res) \
+    dw_mpa_nego_respond_versioned(DW_MPA_NEGO_SETTINGS_VERSION, (s), (in), (len), (reply), (cap), (reply_len), (res))
 
 /**
  * Initiator: decodes the reply at in. Returns its length, DW_ERR_NEED_MORE,
@@ -242,8 +249,9 @@ DW_EXTERN ssize_t dw_mpa_nego_respond(const dw_mpa_nego_settings *s, const uint8
  * set-up (its ORD above our IRD, an RTR kind we did not offer) is also
  * refused (accepted 0, with reason and term_code).
  */
-DW_EXTERN ssize_t dw_mpa_nego_on_reply(const dw_mpa_nego_settings *s, const uint8_t *in,
-                             size_t len, dw_mpa_nego_result *res);
+DW_EXTERN ssize_t dw_mpa_nego_on_reply_versioned(int settings_version, const dw_mpa_nego_settings *s, const uint8_t *in, size_t len, dw_mpa_nego_result *res);
+#define dw_mpa_nego_on_reply(s, in, len, res) \
+    dw_mpa_nego_on_reply_versioned(DW_MPA_NEGO_SETTINGS_VERSION, (s), (in), (len), (res))
 
 #ifdef __cplusplus
 }

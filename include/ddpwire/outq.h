@@ -41,14 +41,21 @@ typedef struct dw_outq_settings {
     size_t chunk_size;
 } dw_outq_settings;
 
+/** Layout version of dw_outq_settings this header describes (the versioning: <ddpwire/common.h>). */
+#define DW_OUTQ_SETTINGS_VERSION 1
+
 /** Fills settings with the defaults described above. */
-DW_EXTERN void dw_outq_settings_default(dw_outq_settings *settings);
+DW_EXTERN int dw_outq_settings_default_versioned(int settings_version, dw_outq_settings *settings);
+#define dw_outq_settings_default(settings) \
+    dw_outq_settings_default_versioned(DW_OUTQ_SETTINGS_VERSION, (settings))
 
 /**
  * Creates an empty queue (it allocates no chunk yet). settings may be
  * NULL for the defaults. Returns 0, DW_ERR_INVAL or DW_ERR_NOMEM.
  */
-DW_EXTERN int dw_outq_new(dw_outq **pq, const dw_outq_settings *settings);
+DW_EXTERN int dw_outq_new_versioned(dw_outq **pq, int settings_version, const dw_outq_settings *settings);
+#define dw_outq_new(pq, settings) \
+    dw_outq_new_versioned((pq), DW_OUTQ_SETTINGS_VERSION, (settings))
 
 /** Frees a queue and what it holds; NULL is allowed. */
 DW_EXTERN void dw_outq_del(dw_outq *q);

@@ -89,6 +89,9 @@ typedef struct dw_rdma_check_callbacks {
     void (*on_event)(dw_rdma_check *c, const dw_rdma_check_event *ev, void *user_data);
 } dw_rdma_check_callbacks;
 
+/** Layout version of dw_rdma_check_callbacks this header describes (the versioning: <ddpwire/common.h>). */
+#define DW_RDMA_CHECK_CALLBACKS_VERSION 1
+
 /** The upper protocol recognised from a direction's first messages. */
 typedef enum dw_rdma_ulp {
     DW_RDMA_ULP_UNKNOWN = 0,
@@ -130,8 +133,9 @@ typedef struct dw_rdma_pd_info {
 /** Reads the private data of a decoded start-up frame; 1 when either form is there. */
 DW_EXTERN int dw_rdma_pd_info_get(const dw_mpa_startup *fr, dw_rdma_pd_info *out);
 
-DW_EXTERN int dw_rdma_check_new(dw_rdma_check **pc, const dw_rdma_check_callbacks *cb,
-                                void *user_data);
+DW_EXTERN int dw_rdma_check_new_versioned(dw_rdma_check **pc, int callbacks_version, const dw_rdma_check_callbacks *cb, void *user_data);
+#define dw_rdma_check_new(pc, cb, user_data) \
+    dw_rdma_check_new_versioned((pc), DW_RDMA_CHECK_CALLBACKS_VERSION, (cb), (user_data))
 DW_EXTERN void dw_rdma_check_del(dw_rdma_check *c);
 
 /** The start-up frame sent in direction dir (its IRD/ORD, if any). */

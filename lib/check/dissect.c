@@ -10,6 +10,10 @@
 #include <string.h>
 
 #include "check/dissect_int.h"
+#include "base/versioned.h"
+
+DW_VERSIONS_1(dissect_callbacks_v, dw_dissect_callbacks, on_segment);
+DW_VERSIONS_1(dissect_settings_v, dw_dissect_settings, placement_store);
 
 static const uint8_t key_req[] = "MPA ID Req Frame", key_rep[] = "MPA ID Rep Frame";
 
@@ -607,7 +611,7 @@ uint64_t dw_dissect_packet(dw_dissect *D, unsigned linktype, uint64_t time,
 
 /* ---- the object ----------------------------------------------------- */
 
-void dw_dissect_settings_default(dw_dissect_settings *s)
+static void dissect_settings_fill(dw_dissect_settings *s)
 {
     memset(s, 0, sizeof *s);
     s->mode = DW_DISSECT_AUTO;
@@ -617,7 +621,14 @@ void dw_dissect_settings_default(dw_dissect_settings *s)
     s->placement_store = 1u << 20;
 }
 
-int dw_dissect_new(dw_dissect **pD, const dw_dissect_settings *s,
+int dw_dissect_settings_default_versioned(int settings_version, dw_dissect_settings *s)
+{
+    dw_dissect_settings cur;
+    dissect_settings_fill(&cur);
+    return DW_VERSIONED_OUT(s, cur, settings_version, dissect_settings_v);
+}
+
+static int dissect_new_latest(dw_dissect **pD, const dw_dissect_settings *s,
                    const dw_dissect_callbacks *cb, void *user_data)
 {
     dw_dissect_settings d;
@@ -649,6 +660,20 @@ int dw_dissect_new(dw_dissect **pD, const dw_dissect_settings *s,
     }
     *pD = D;
     return 0;
+}
+
+int dw_dissect_new_versioned(dw_dissect **pD, int settings_version, const dw_dissect_settings *s, int callbacks_version, const dw_dissect_callbacks *cb, void *user_data)
+{
+    dw_dissect_settings s_cur;
+    if (settings_version != DW_DISSECT_SETTINGS_VERSION)
+        dw_dissect_settings_default(&s_cur);
+    dw_dissect_callbacks cb_cur = {0};
+    int err = 0;
+    DW_VERSIONED_IN(s, s_cur, settings_version, dissect_settings_v, err);
+    DW_VERSIONED_IN(cb, cb_cur, callbacks_version, dissect_callbacks_v, err);
+    if (err)
+        return err;
+    return dissect_new_latest(pD, s, cb, user_data);
 }
 
 void dw_dissect_finish(dw_dissect *D)

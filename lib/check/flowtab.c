@@ -8,6 +8,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "base/versioned.h"
+
+DW_VERSIONS_1(flowtab_callbacks_v, dw_flowtab_callbacks, on_end);
+DW_VERSIONS_1(flowtab_settings_v, dw_flowtab_settings, max_flows);
 
 typedef struct ft_entry {
     dw_flow pub;
@@ -26,13 +30,20 @@ struct dw_flowtab {
     ft_entry *lru_head, *lru_tail;
 };
 
-void dw_flowtab_settings_default(dw_flowtab_settings *s)
+static void flowtab_settings_fill(dw_flowtab_settings *s)
 {
     memset(s, 0, sizeof *s);
     s->max_flows = 256;
 }
 
-int dw_flowtab_new(dw_flowtab **pt, const dw_flowtab_settings *s,
+int dw_flowtab_settings_default_versioned(int settings_version, dw_flowtab_settings *s)
+{
+    dw_flowtab_settings cur;
+    flowtab_settings_fill(&cur);
+    return DW_VERSIONED_OUT(s, cur, settings_version, flowtab_settings_v);
+}
+
+static int flowtab_new_latest(dw_flowtab **pt, const dw_flowtab_settings *s,
                    const dw_flowtab_callbacks *cb, void *user_data)
 {
     dw_flowtab_settings d;
@@ -61,6 +72,20 @@ int dw_flowtab_new(dw_flowtab **pt, const dw_flowtab_settings *s,
     }
     *pt = t;
     return 0;
+}
+
+int dw_flowtab_new_versioned(dw_flowtab **pt, int settings_version, const dw_flowtab_settings *s, int callbacks_version, const dw_flowtab_callbacks *cb, void *user_data)
+{
+    dw_flowtab_settings s_cur;
+    if (settings_version != DW_FLOWTAB_SETTINGS_VERSION)
+        dw_flowtab_settings_default(&s_cur);
+    dw_flowtab_callbacks cb_cur = {0};
+    int err = 0;
+    DW_VERSIONED_IN(s, s_cur, settings_version, flowtab_settings_v, err);
+    DW_VERSIONED_IN(cb, cb_cur, callbacks_version, flowtab_callbacks_v, err);
+    if (err)
+        return err;
+    return flowtab_new_latest(pt, s, cb, user_data);
 }
 
 void dw_flowtab_del(dw_flowtab *t)

@@ -14,8 +14,12 @@
 #include <string.h>
 
 #include "check/ift_check_int.h"
+#include "base/versioned.h"
 
-void dw_ift_check_settings_default(dw_ift_check_settings *s)
+DW_VERSIONS_1(ift_check_callbacks_v, dw_ift_check_callbacks, on_event);
+DW_VERSIONS_1(ift_check_settings_v, dw_ift_check_settings, search_start);
+
+static void ift_check_settings_fill(dw_ift_check_settings *s)
 {
     memset(s, 0, sizeof *s);
     s->max_header = DW_IFT_SIZE_MAX;
@@ -24,7 +28,14 @@ void dw_ift_check_settings_default(dw_ift_check_settings *s)
     s->head_len = 64;
 }
 
-int dw_ift_check_new(dw_ift_check **pc, const dw_ift_check_settings *settings,
+int dw_ift_check_settings_default_versioned(int settings_version, dw_ift_check_settings *s)
+{
+    dw_ift_check_settings cur;
+    ift_check_settings_fill(&cur);
+    return DW_VERSIONED_OUT(s, cur, settings_version, ift_check_settings_v);
+}
+
+static int ift_check_new_latest(dw_ift_check **pc, const dw_ift_check_settings *settings,
                      const dw_ift_check_callbacks *callbacks, void *user_data)
 {
     dw_ift_check_settings def;
@@ -57,6 +68,20 @@ int dw_ift_check_new(dw_ift_check **pc, const dw_ift_check_settings *settings,
     dw_ic_buf_reset(c, 0);
     *pc = c;
     return 0;
+}
+
+int dw_ift_check_new_versioned(dw_ift_check **pc, int settings_version, const dw_ift_check_settings *settings, int callbacks_version, const dw_ift_check_callbacks *callbacks, void *user_data)
+{
+    dw_ift_check_settings settings_cur;
+    if (settings_version != DW_IFT_CHECK_SETTINGS_VERSION)
+        dw_ift_check_settings_default(&settings_cur);
+    dw_ift_check_callbacks callbacks_cur = {0};
+    int err = 0;
+    DW_VERSIONED_IN(settings, settings_cur, settings_version, ift_check_settings_v, err);
+    DW_VERSIONED_IN(callbacks, callbacks_cur, callbacks_version, ift_check_callbacks_v, err);
+    if (err)
+        return err;
+    return ift_check_new_latest(pc, settings, callbacks, user_data);
 }
 
 void dw_ift_check_del(dw_ift_check *c)

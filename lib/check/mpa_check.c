@@ -16,8 +16,12 @@
 #include "base/bytes.h"
 #include "check/mpa_check_int.h"
 #include "mpa/mpa_internal.h"
+#include "base/versioned.h"
 
-void dw_mpa_check_settings_default(dw_mpa_check_settings *s)
+DW_VERSIONS_1(mpa_check_callbacks_v, dw_mpa_check_callbacks, on_event);
+DW_VERSIONS_1(mpa_check_settings_v, dw_mpa_check_settings, strict_search);
+
+static void mpa_check_settings_fill(dw_mpa_check_settings *s)
 {
     memset(s, 0, sizeof *s);
     s->start = DW_MPA_CHECK_START_AUTO;
@@ -25,6 +29,13 @@ void dw_mpa_check_settings_default(dw_mpa_check_settings *s)
     s->crc = -1;
     s->search_limit = 1u << 20;
     s->head_len = 64;
+}
+
+int dw_mpa_check_settings_default_versioned(int settings_version, dw_mpa_check_settings *s)
+{
+    dw_mpa_check_settings cur;
+    mpa_check_settings_fill(&cur);
+    return DW_VERSIONED_OUT(s, cur, settings_version, mpa_check_settings_v);
 }
 
 static int settings_ok(const dw_mpa_check_settings *s)
@@ -46,7 +57,7 @@ static enum dw_ck_state first_state(dw_mpa_check_start start)
     }
 }
 
-int dw_mpa_check_new(dw_mpa_check **pc, const dw_mpa_check_settings *settings,
+static int mpa_check_new_latest(dw_mpa_check **pc, const dw_mpa_check_settings *settings,
                      const dw_mpa_check_callbacks *callbacks, void *user_data)
 {
     dw_mpa_check_settings def;
@@ -78,6 +89,20 @@ int dw_mpa_check_new(dw_mpa_check **pc, const dw_mpa_check_settings *settings,
                    &c->rec.aligned, &c->rec.packed);
     *pc = c;
     return 0;
+}
+
+int dw_mpa_check_new_versioned(dw_mpa_check **pc, int settings_version, const dw_mpa_check_settings *settings, int callbacks_version, const dw_mpa_check_callbacks *callbacks, void *user_data)
+{
+    dw_mpa_check_settings settings_cur;
+    if (settings_version != DW_MPA_CHECK_SETTINGS_VERSION)
+        dw_mpa_check_settings_default(&settings_cur);
+    dw_mpa_check_callbacks callbacks_cur = {0};
+    int err = 0;
+    DW_VERSIONED_IN(settings, settings_cur, settings_version, mpa_check_settings_v, err);
+    DW_VERSIONED_IN(callbacks, callbacks_cur, callbacks_version, mpa_check_callbacks_v, err);
+    if (err)
+        return err;
+    return mpa_check_new_latest(pc, settings, callbacks, user_data);
 }
 
 void dw_mpa_check_del(dw_mpa_check *c)

@@ -13,6 +13,9 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "base/versioned.h"
+
+DW_VERSIONS_1(rdma_check_callbacks_v, dw_rdma_check_callbacks, on_event);
 
 /* Read Requests tracked per direction (more outstanding is a violation
  * of any IRD a real device announces). */
@@ -48,7 +51,7 @@ struct dw_rdma_check {
     char detail[224];
 };
 
-int dw_rdma_check_new(dw_rdma_check **pc, const dw_rdma_check_callbacks *cb, void *user_data)
+static int rdma_check_new_latest(dw_rdma_check **pc, const dw_rdma_check_callbacks *cb, void *user_data)
 {
     if (!pc)
         return DW_ERR_INVAL;
@@ -61,6 +64,16 @@ int dw_rdma_check_new(dw_rdma_check **pc, const dw_rdma_check_callbacks *cb, voi
     for (int k = 0; k < 2; k++)
         c->d[k].st.ird = c->d[k].st.ord = -1;
     return 0;
+}
+
+int dw_rdma_check_new_versioned(dw_rdma_check **pc, int callbacks_version, const dw_rdma_check_callbacks *cb, void *user_data)
+{
+    dw_rdma_check_callbacks cb_cur = {0};
+    int err = 0;
+    DW_VERSIONED_IN(cb, cb_cur, callbacks_version, rdma_check_callbacks_v, err);
+    if (err)
+        return err;
+    return rdma_check_new_latest(pc, cb, user_data);
 }
 
 void dw_rdma_check_del(dw_rdma_check *c)

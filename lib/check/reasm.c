@@ -15,6 +15,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "base/versioned.h"
+
+DW_VERSIONS_1(reasm_callbacks_v, dw_reasm_callbacks, on_event);
+DW_VERSIONS_1(reasm_settings_v, dw_reasm_settings, max_held);
 
 #define RA_STORE_MAX ((size_t)1 << 30)
 #define RA_HELD_MAX ((size_t)1 << 20)
@@ -513,7 +517,7 @@ static void segment(dw_reasm *r, uint64_t pkt, uint32_t seq, uint8_t flags,
 
 /* ---- the API ------------------------------------------------------------------ */
 
-void dw_reasm_settings_default(dw_reasm_settings *settings)
+static void reasm_settings_fill(dw_reasm_settings *settings)
 {
     if (!settings)
         return;
@@ -521,7 +525,14 @@ void dw_reasm_settings_default(dw_reasm_settings *settings)
     settings->max_held = 1024;
 }
 
-int dw_reasm_new(dw_reasm **pr, const dw_reasm_settings *settings,
+int dw_reasm_settings_default_versioned(int settings_version, dw_reasm_settings *settings)
+{
+    dw_reasm_settings cur;
+    reasm_settings_fill(&cur);
+    return DW_VERSIONED_OUT(settings, cur, settings_version, reasm_settings_v);
+}
+
+static int reasm_new_latest(dw_reasm **pr, const dw_reasm_settings *settings,
                  const dw_reasm_callbacks *callbacks, void *user_data)
 {
     dw_reasm_settings def;
@@ -544,6 +555,20 @@ int dw_reasm_new(dw_reasm **pr, const dw_reasm_settings *settings,
     }
     *pr = r;
     return 0;
+}
+
+int dw_reasm_new_versioned(dw_reasm **pr, int settings_version, const dw_reasm_settings *settings, int callbacks_version, const dw_reasm_callbacks *callbacks, void *user_data)
+{
+    dw_reasm_settings settings_cur;
+    if (settings_version != DW_REASM_SETTINGS_VERSION)
+        dw_reasm_settings_default(&settings_cur);
+    dw_reasm_callbacks callbacks_cur = {0};
+    int err = 0;
+    DW_VERSIONED_IN(settings, settings_cur, settings_version, reasm_settings_v, err);
+    DW_VERSIONED_IN(callbacks, callbacks_cur, callbacks_version, reasm_callbacks_v, err);
+    if (err)
+        return err;
+    return reasm_new_latest(pr, settings, callbacks, user_data);
 }
 
 void dw_reasm_del(dw_reasm *r)

@@ -5,6 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/versioned.h"
+
+DW_VERSIONS_1(fr_rx_callbacks_v, dw_fr_rx_callbacks, get_buffer);
+DW_VERSIONS_1(fr_rx_settings_v, dw_fr_rx_settings, buf_size);
+DW_VERSIONS_1(fr_tx_settings_v, dw_fr_tx_settings, ift);
 
 const char *dw_framing_name(dw_framing f)
 {
@@ -30,7 +35,7 @@ struct dw_fr_tx {
     dw_ift_tx *ift;
 };
 
-void dw_fr_tx_settings_default(dw_fr_tx_settings *s, dw_framing f)
+static void fr_tx_settings_fill(dw_fr_tx_settings *s, dw_framing f)
 {
     memset(s, 0, sizeof *s);
     s->framing = f;
@@ -38,7 +43,14 @@ void dw_fr_tx_settings_default(dw_fr_tx_settings *s, dw_framing f)
     dw_ift_tx_settings_default(&s->ift);
 }
 
-int dw_fr_tx_new(dw_fr_tx **ptx, const dw_fr_tx_settings *s)
+int dw_fr_tx_settings_default_versioned(int settings_version, dw_fr_tx_settings *s, dw_framing f)
+{
+    dw_fr_tx_settings cur;
+    fr_tx_settings_fill(&cur, f);
+    return DW_VERSIONED_OUT(s, cur, settings_version, fr_tx_settings_v);
+}
+
+static int fr_tx_new_latest(dw_fr_tx **ptx, const dw_fr_tx_settings *s)
 {
     if (!ptx || !s || (unsigned)s->framing > DW_FRAMING_IFT)
         return DW_ERR_INVAL;
@@ -55,6 +67,18 @@ int dw_fr_tx_new(dw_fr_tx **ptx, const dw_fr_tx_settings *s)
     }
     *ptx = tx;
     return 0;
+}
+
+int dw_fr_tx_new_versioned(dw_fr_tx **ptx, int settings_version, const dw_fr_tx_settings *s)
+{
+    dw_fr_tx_settings s_cur;
+    if (settings_version != DW_FR_TX_SETTINGS_VERSION)
+        dw_fr_tx_settings_default(&s_cur, DW_FRAMING_MPA);
+    int err = 0;
+    DW_VERSIONED_IN(s, s_cur, settings_version, fr_tx_settings_v, err);
+    if (err)
+        return err;
+    return fr_tx_new_latest(ptx, s);
 }
 
 void dw_fr_tx_del(dw_fr_tx *tx)
@@ -161,13 +185,20 @@ struct dw_fr_rx {
     const uint8_t *zc; /* the whole payload in the current input */
 };
 
-void dw_fr_rx_settings_default(dw_fr_rx_settings *s, dw_framing f)
+static void fr_rx_settings_fill(dw_fr_rx_settings *s, dw_framing f)
 {
     memset(s, 0, sizeof *s);
     s->framing = f;
     dw_mpa_rx_settings_default(&s->mpa);
     dw_ift_rx_settings_default(&s->ift);
     s->buf_size = 65535;
+}
+
+int dw_fr_rx_settings_default_versioned(int settings_version, dw_fr_rx_settings *s, dw_framing f)
+{
+    dw_fr_rx_settings cur;
+    fr_rx_settings_fill(&cur, f);
+    return DW_VERSIONED_OUT(s, cur, settings_version, fr_rx_settings_v);
 }
 
 static void report(dw_fr_rx *fr, int code, uint64_t off, int clean,
@@ -267,7 +298,7 @@ static int make_ift(dw_fr_rx *fr, const dw_ift_rx_settings *s, size_t buf_size)
     return dw_ift_rx_new(&fr->ift, s, &c, fr);
 }
 
-int dw_fr_rx_new(dw_fr_rx **prx, const dw_fr_rx_settings *s,
+static int fr_rx_new_latest(dw_fr_rx **prx, const dw_fr_rx_settings *s,
                  const dw_fr_rx_callbacks *cb, void *user_data)
 {
     if (!prx || !s || !cb || !cb->on_pdu || (unsigned)s->framing > DW_FRAMING_IFT)
@@ -290,6 +321,20 @@ int dw_fr_rx_new(dw_fr_rx **prx, const dw_fr_rx_settings *s,
     }
     *prx = fr;
     return 0;
+}
+
+int dw_fr_rx_new_versioned(dw_fr_rx **prx, int settings_version, const dw_fr_rx_settings *s, int callbacks_version, const dw_fr_rx_callbacks *cb, void *user_data)
+{
+    dw_fr_rx_settings s_cur;
+    if (settings_version != DW_FR_RX_SETTINGS_VERSION)
+        dw_fr_rx_settings_default(&s_cur, DW_FRAMING_MPA);
+    dw_fr_rx_callbacks cb_cur = {0};
+    int err = 0;
+    DW_VERSIONED_IN(s, s_cur, settings_version, fr_rx_settings_v, err);
+    DW_VERSIONED_IN(cb, cb_cur, callbacks_version, fr_rx_callbacks_v, err);
+    if (err)
+        return err;
+    return fr_rx_new_latest(prx, s, cb, user_data);
 }
 
 void dw_fr_rx_del(dw_fr_rx *fr)

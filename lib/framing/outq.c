@@ -4,6 +4,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "base/versioned.h"
+
+DW_VERSIONS_1(outq_settings_v, dw_outq_settings, chunk_size);
 
 /*
  * The chunks hold one octet stream: each frame is a 4-octet length (host
@@ -27,13 +30,20 @@ struct dw_outq {
     size_t first_left; /* octets of the first frame still queued */
 };
 
-void dw_outq_settings_default(dw_outq_settings *s)
+static void outq_settings_fill(dw_outq_settings *s)
 {
     s->limit = 262144;
     s->chunk_size = 16384;
 }
 
-int dw_outq_new(dw_outq **pq, const dw_outq_settings *settings)
+int dw_outq_settings_default_versioned(int settings_version, dw_outq_settings *s)
+{
+    dw_outq_settings cur;
+    outq_settings_fill(&cur);
+    return DW_VERSIONED_OUT(s, cur, settings_version, outq_settings_v);
+}
+
+static int outq_new_latest(dw_outq **pq, const dw_outq_settings *settings)
 {
     dw_outq_settings def;
     if (!pq)
@@ -52,6 +62,18 @@ int dw_outq_new(dw_outq **pq, const dw_outq_settings *settings)
     q->set = *settings;
     *pq = q;
     return 0;
+}
+
+int dw_outq_new_versioned(dw_outq **pq, int settings_version, const dw_outq_settings *settings)
+{
+    dw_outq_settings settings_cur;
+    if (settings_version != DW_OUTQ_SETTINGS_VERSION)
+        dw_outq_settings_default(&settings_cur);
+    int err = 0;
+    DW_VERSIONED_IN(settings, settings_cur, settings_version, outq_settings_v, err);
+    if (err)
+        return err;
+    return outq_new_latest(pq, settings);
 }
 
 static void free_chunks(oq_chunk *c)

@@ -8,6 +8,9 @@
 
 #include "base/bytes.h"
 #include "base/mem.h"
+#include "base/versioned.h"
+
+DW_VERSIONS_1(ift_tx_settings_v, dw_ift_tx_settings, mem);
 
 const char *dw_ift_strerror(dw_ift_error code)
 {
@@ -114,14 +117,21 @@ struct dw_ift_tx {
     size_t head;      /* next free scratch octet */
 };
 
-void dw_ift_tx_settings_default(dw_ift_tx_settings *s)
+static void ift_tx_settings_fill(dw_ift_tx_settings *s)
 {
     memset(s, 0, sizeof *s);
     s->scratch_size = 65536;
     s->crc = 1;
 }
 
-int dw_ift_tx_new(dw_ift_tx **ptx, const dw_ift_tx_settings *s)
+int dw_ift_tx_settings_default_versioned(int settings_version, dw_ift_tx_settings *s)
+{
+    dw_ift_tx_settings cur;
+    ift_tx_settings_fill(&cur);
+    return DW_VERSIONED_OUT(s, cur, settings_version, ift_tx_settings_v);
+}
+
+static int ift_tx_new_latest(dw_ift_tx **ptx, const dw_ift_tx_settings *s)
 {
     dw_ift_tx_settings def;
     if (!ptx)
@@ -144,6 +154,18 @@ int dw_ift_tx_new(dw_ift_tx **ptx, const dw_ift_tx_settings *s)
     tx->set = *s;
     *ptx = tx;
     return 0;
+}
+
+int dw_ift_tx_new_versioned(dw_ift_tx **ptx, int settings_version, const dw_ift_tx_settings *s)
+{
+    dw_ift_tx_settings s_cur;
+    if (settings_version != DW_IFT_TX_SETTINGS_VERSION)
+        dw_ift_tx_settings_default(&s_cur);
+    int err = 0;
+    DW_VERSIONED_IN(s, s_cur, settings_version, ift_tx_settings_v, err);
+    if (err)
+        return err;
+    return ift_tx_new_latest(ptx, s);
 }
 
 void dw_ift_tx_del(dw_ift_tx *tx)

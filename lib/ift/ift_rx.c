@@ -8,6 +8,10 @@
 
 #include "base/bytes.h"
 #include "base/mem.h"
+#include "base/versioned.h"
+
+DW_VERSIONS_1(ift_rx_callbacks_v, dw_ift_rx_callbacks, on_error);
+DW_VERSIONS_1(ift_rx_settings_v, dw_ift_rx_settings, mem);
 
 /* Where the next octet belongs. Between frames: ST_SIZES with held 0. */
 enum state { ST_SIZES, ST_HDR, ST_PAYLOAD, ST_PCRC };
@@ -31,7 +35,7 @@ struct dw_ift_rx {
     uint8_t *hold;      /* sizes + header + header CRC, or a payload CRC */
 };
 
-void dw_ift_rx_settings_default(dw_ift_rx_settings *s)
+static void ift_rx_settings_fill(dw_ift_rx_settings *s)
 {
     memset(s, 0, sizeof *s);
     s->crc = 1;
@@ -40,7 +44,14 @@ void dw_ift_rx_settings_default(dw_ift_rx_settings *s)
     s->max_payload = DW_IFT_SIZE_MAX;
 }
 
-int dw_ift_rx_new(dw_ift_rx **prx, const dw_ift_rx_settings *s,
+int dw_ift_rx_settings_default_versioned(int settings_version, dw_ift_rx_settings *s)
+{
+    dw_ift_rx_settings cur;
+    ift_rx_settings_fill(&cur);
+    return DW_VERSIONED_OUT(s, cur, settings_version, ift_rx_settings_v);
+}
+
+static int ift_rx_new_latest(dw_ift_rx **prx, const dw_ift_rx_settings *s,
                   const dw_ift_rx_callbacks *cb, void *user_data)
 {
     dw_ift_rx_settings def;
@@ -69,6 +80,20 @@ int dw_ift_rx_new(dw_ift_rx **prx, const dw_ift_rx_settings *s,
     rx->user = user_data;
     *prx = rx;
     return 0;
+}
+
+int dw_ift_rx_new_versioned(dw_ift_rx **prx, int settings_version, const dw_ift_rx_settings *s, int callbacks_version, const dw_ift_rx_callbacks *cb, void *user_data)
+{
+    dw_ift_rx_settings s_cur;
+    if (settings_version != DW_IFT_RX_SETTINGS_VERSION)
+        dw_ift_rx_settings_default(&s_cur);
+    dw_ift_rx_callbacks cb_cur = {0};
+    int err = 0;
+    DW_VERSIONED_IN(s, s_cur, settings_version, ift_rx_settings_v, err);
+    DW_VERSIONED_IN(cb, cb_cur, callbacks_version, ift_rx_callbacks_v, err);
+    if (err)
+        return err;
+    return ift_rx_new_latest(prx, s, cb, user_data);
 }
 
 void dw_ift_rx_del(dw_ift_rx *rx)

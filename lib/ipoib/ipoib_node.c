@@ -7,8 +7,12 @@
 
 #include "base/bytes.h"
 #include "ipoib/ipoib_internal.h"
+#include "base/versioned.h"
 
-void dw_ipoib_node_settings_default(dw_ipoib_node_settings *s)
+DW_VERSIONS_1(ipoib_node_callbacks_v, dw_ipoib_node_callbacks, on_event);
+DW_VERSIONS_1(ipoib_node_settings_v, dw_ipoib_node_settings, pend_max);
+
+static void ipoib_node_settings_fill(dw_ipoib_node_settings *s)
 {
     memset(s, 0, sizeof *s);
     s->profile = DW_IPOIB_PROFILE_DRAFT;
@@ -30,6 +34,13 @@ void dw_ipoib_node_settings_default(dw_ipoib_node_settings *s)
     s->pend_max = 32;
 }
 
+int dw_ipoib_node_settings_default_versioned(int settings_version, dw_ipoib_node_settings *s)
+{
+    dw_ipoib_node_settings cur;
+    ipoib_node_settings_fill(&cur);
+    return DW_VERSIONED_OUT(s, cur, settings_version, ipoib_node_settings_v);
+}
+
 static int settings_ok(const dw_ipoib_node_settings *s)
 {
     if ((unsigned)s->profile > DW_IPOIB_PROFILE_RFC4755 ||
@@ -47,7 +58,7 @@ static int settings_ok(const dw_ipoib_node_settings *s)
     return 1;
 }
 
-int dw_ipoib_node_new(dw_ipoib_node **pn, const dw_ipoib_node_settings *s,
+static int ipoib_node_new_latest(dw_ipoib_node **pn, const dw_ipoib_node_settings *s,
                       const dw_ipoib_node_callbacks *cb, void *user_data)
 {
     if (!pn || !s || !cb || !cb->send_ud || !cb->send_cm || !cb->send_conn || !cb->deliver ||
@@ -73,6 +84,20 @@ int dw_ipoib_node_new(dw_ipoib_node **pn, const dw_ipoib_node_settings *s,
     n->next_qpn = s->conn_qpn_base;
     *pn = n;
     return 0;
+}
+
+int dw_ipoib_node_new_versioned(dw_ipoib_node **pn, int settings_version, const dw_ipoib_node_settings *s, int callbacks_version, const dw_ipoib_node_callbacks *cb, void *user_data)
+{
+    dw_ipoib_node_settings s_cur;
+    if (settings_version != DW_IPOIB_NODE_SETTINGS_VERSION)
+        dw_ipoib_node_settings_default(&s_cur);
+    dw_ipoib_node_callbacks cb_cur = {0};
+    int err = 0;
+    DW_VERSIONED_IN(s, s_cur, settings_version, ipoib_node_settings_v, err);
+    DW_VERSIONED_IN(cb, cb_cur, callbacks_version, ipoib_node_callbacks_v, err);
+    if (err)
+        return err;
+    return ipoib_node_new_latest(pn, s, cb, user_data);
 }
 
 void dw_ipoib_node_del(dw_ipoib_node *n)

@@ -7,10 +7,13 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "base/versioned.h"
+
+DW_VERSIONS_1(mpa_nego_settings_v, dw_mpa_nego_settings, rtr);
 
 #define RTR_ALL (DW_MPA_RTR_SEND | DW_MPA_RTR_WRITE | DW_MPA_RTR_READ)
 
-void dw_mpa_nego_settings_default(dw_mpa_nego_settings *s)
+static void mpa_nego_settings_fill(dw_mpa_nego_settings *s)
 {
     memset(s, 0, sizeof *s);
     s->want_markers = 1;
@@ -20,6 +23,13 @@ void dw_mpa_nego_settings_default(dw_mpa_nego_settings *s)
     s->enhanced = 1;
     s->ird = 1;
     s->ord = 1;
+}
+
+int dw_mpa_nego_settings_default_versioned(int settings_version, dw_mpa_nego_settings *s)
+{
+    dw_mpa_nego_settings cur;
+    mpa_nego_settings_fill(&cur);
+    return DW_VERSIONED_OUT(s, cur, settings_version, mpa_nego_settings_v);
 }
 
 ssize_t dw_mpa_enh_decode(dw_mpa_enh *e, const uint8_t *in, size_t len)
@@ -111,13 +121,25 @@ static ssize_t frame(const dw_mpa_nego_settings *s, dw_mpa_startup_kind kind,
     return dw_mpa_startup_encode(out, cap, &f);
 }
 
-ssize_t dw_mpa_nego_request(const dw_mpa_nego_settings *s, uint8_t *out, size_t cap)
+static ssize_t mpa_nego_request_latest(const dw_mpa_nego_settings *s, uint8_t *out, size_t cap)
 {
     if (!s)
         return DW_ERR_INVAL;
     dw_mpa_enh e = {s->ird, s->ord, s->p2p, s->p2p ? s->rtr : 0};
     return frame(s, DW_MPA_STARTUP_REQUEST, our_flags(s), s->rev,
                  we_enhance(s) ? &e : NULL, out, cap);
+}
+
+ssize_t dw_mpa_nego_request_versioned(int settings_version, const dw_mpa_nego_settings *s, uint8_t *out, size_t cap)
+{
+    dw_mpa_nego_settings s_cur;
+    if (settings_version != DW_MPA_NEGO_SETTINGS_VERSION)
+        dw_mpa_nego_settings_default(&s_cur);
+    int err = 0;
+    DW_VERSIONED_IN(s, s_cur, settings_version, mpa_nego_settings_v, err);
+    if (err)
+        return err;
+    return mpa_nego_request_latest(s, out, cap);
 }
 
 /* Common to both roles: decode a frame of the expected kind; the ULP's
@@ -195,7 +217,7 @@ static void respond_enh(const dw_mpa_nego_settings *s, dw_mpa_nego_result *res)
     res->p2p = 1;
 }
 
-ssize_t dw_mpa_nego_respond(const dw_mpa_nego_settings *s, const uint8_t *in,
+static ssize_t mpa_nego_respond_latest(const dw_mpa_nego_settings *s, const uint8_t *in,
                             size_t len, uint8_t *reply, size_t cap,
                             size_t *reply_len, dw_mpa_nego_result *res)
 {
@@ -220,6 +242,18 @@ ssize_t dw_mpa_nego_respond(const dw_mpa_nego_settings *s, const uint8_t *in,
         return r;
     *reply_len = (size_t)r;
     return n;
+}
+
+ssize_t dw_mpa_nego_respond_versioned(int settings_version, const dw_mpa_nego_settings *s, const uint8_t *in, size_t len, uint8_t *reply, size_t cap, size_t *reply_len, dw_mpa_nego_result *res)
+{
+    dw_mpa_nego_settings s_cur;
+    if (settings_version != DW_MPA_NEGO_SETTINGS_VERSION)
+        dw_mpa_nego_settings_default(&s_cur);
+    int err = 0;
+    DW_VERSIONED_IN(s, s_cur, settings_version, mpa_nego_settings_v, err);
+    if (err)
+        return err;
+    return mpa_nego_respond_latest(s, in, len, reply, cap, reply_len, res);
 }
 
 /* Initiator: the reply's IRD/ORD and RTR against what we sent. */
@@ -251,7 +285,7 @@ static void reply_enh(const dw_mpa_nego_settings *s, dw_mpa_nego_result *res)
     res->rtr = (dw_mpa_rtr)r;
 }
 
-ssize_t dw_mpa_nego_on_reply(const dw_mpa_nego_settings *s, const uint8_t *in,
+static ssize_t mpa_nego_on_reply_latest(const dw_mpa_nego_settings *s, const uint8_t *in,
                              size_t len, dw_mpa_nego_result *res)
 {
     if (!s)
@@ -266,4 +300,16 @@ ssize_t dw_mpa_nego_on_reply(const dw_mpa_nego_settings *s, const uint8_t *in,
         reply_enh(s, res);
     res->accepted = res->reason == DW_MPA_NEGO_OK;
     return n;
+}
+
+ssize_t dw_mpa_nego_on_reply_versioned(int settings_version, const dw_mpa_nego_settings *s, const uint8_t *in, size_t len, dw_mpa_nego_result *res)
+{
+    dw_mpa_nego_settings s_cur;
+    if (settings_version != DW_MPA_NEGO_SETTINGS_VERSION)
+        dw_mpa_nego_settings_default(&s_cur);
+    int err = 0;
+    DW_VERSIONED_IN(s, s_cur, settings_version, mpa_nego_settings_v, err);
+    if (err)
+        return err;
+    return mpa_nego_on_reply_latest(s, in, len, res);
 }

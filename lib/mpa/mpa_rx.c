@@ -10,6 +10,10 @@
 #include "mpa/mpa_crc.h"
 #include "mpa/mpa_internal.h"
 #include "base/mem.h"
+#include "base/versioned.h"
+
+DW_VERSIONS_1(mpa_rx_callbacks_v, dw_mpa_rx_callbacks, get_buffer);
+DW_VERSIONS_1(mpa_rx_settings_v, dw_mpa_rx_settings, mem);
 
 enum state { ST_HDR, ST_BODY, ST_CRC };
 
@@ -39,7 +43,7 @@ struct dw_mpa_rx {
     int nobuf;         /* a ULPDU had nowhere to go: nothing more taken */
 };
 
-void dw_mpa_rx_settings_default(dw_mpa_rx_settings *s)
+static void mpa_rx_settings_fill(dw_mpa_rx_settings *s)
 {
     memset(s, 0, sizeof *s);
     s->markers = 1;
@@ -48,7 +52,14 @@ void dw_mpa_rx_settings_default(dw_mpa_rx_settings *s)
     s->buf_size = 65535;
 }
 
-int dw_mpa_rx_new(dw_mpa_rx **prx, const dw_mpa_rx_settings *settings,
+int dw_mpa_rx_settings_default_versioned(int settings_version, dw_mpa_rx_settings *s)
+{
+    dw_mpa_rx_settings cur;
+    mpa_rx_settings_fill(&cur);
+    return DW_VERSIONED_OUT(s, cur, settings_version, mpa_rx_settings_v);
+}
+
+static int mpa_rx_new_latest(dw_mpa_rx **prx, const dw_mpa_rx_settings *settings,
                   const dw_mpa_rx_callbacks *cb, void *user_data)
 {
     dw_mpa_rx_settings def;
@@ -74,6 +85,20 @@ int dw_mpa_rx_new(dw_mpa_rx **prx, const dw_mpa_rx_settings *settings,
     rx->user = user_data;
     *prx = rx;
     return 0;
+}
+
+int dw_mpa_rx_new_versioned(dw_mpa_rx **prx, int settings_version, const dw_mpa_rx_settings *settings, int callbacks_version, const dw_mpa_rx_callbacks *cb, void *user_data)
+{
+    dw_mpa_rx_settings settings_cur;
+    if (settings_version != DW_MPA_RX_SETTINGS_VERSION)
+        dw_mpa_rx_settings_default(&settings_cur);
+    dw_mpa_rx_callbacks cb_cur = {0};
+    int err = 0;
+    DW_VERSIONED_IN(settings, settings_cur, settings_version, mpa_rx_settings_v, err);
+    DW_VERSIONED_IN(cb, cb_cur, callbacks_version, mpa_rx_callbacks_v, err);
+    if (err)
+        return err;
+    return mpa_rx_new_latest(prx, settings, cb, user_data);
 }
 
 void dw_mpa_rx_del(dw_mpa_rx *rx)

@@ -20,6 +20,10 @@
 #include "mpa/mpa_internal.h"
 #include "mpa/mpa_seg_internal.h"
 #include "base/mem.h"
+#include "base/versioned.h"
+
+DW_VERSIONS_1(mpa_seg_callbacks_v, dw_mpa_seg_callbacks, on_error);
+DW_VERSIONS_1(mpa_seg_settings_v, dw_mpa_seg_settings, mem);
 
 enum kind {
     E_HINT = 1,  /* a segment start: perhaps an FPDU start */
@@ -63,7 +67,7 @@ struct dw_mpa_seg {
     dw_mpa_seg_stats stats;
 };
 
-void dw_mpa_seg_settings_default(dw_mpa_seg_settings *s)
+static void mpa_seg_settings_fill(dw_mpa_seg_settings *s)
 {
     memset(s, 0, sizeof *s);
     s->markers = 1;
@@ -74,12 +78,19 @@ void dw_mpa_seg_settings_default(dw_mpa_seg_settings *s)
     s->window = 16u << 20;
 }
 
+int dw_mpa_seg_settings_default_versioned(int settings_version, dw_mpa_seg_settings *s)
+{
+    dw_mpa_seg_settings cur;
+    mpa_seg_settings_fill(&cur);
+    return DW_VERSIONED_OUT(s, cur, settings_version, mpa_seg_settings_v);
+}
+
 static uint8_t *align64(void *p)
 {
     return p ? (uint8_t *)(((uintptr_t)p + 63) & ~(uintptr_t)63) : NULL;
 }
 
-int dw_mpa_seg_new(dw_mpa_seg **pr, const dw_mpa_seg_settings *settings,
+static int mpa_seg_new_latest(dw_mpa_seg **pr, const dw_mpa_seg_settings *settings,
                    const dw_mpa_seg_callbacks *cb, void *user_data)
 {
     dw_mpa_seg_settings def;
@@ -117,6 +128,20 @@ int dw_mpa_seg_new(dw_mpa_seg **pr, const dw_mpa_seg_settings *settings,
     r->oo.dst = r->scratch;
     *pr = r;
     return 0;
+}
+
+int dw_mpa_seg_new_versioned(dw_mpa_seg **pr, int settings_version, const dw_mpa_seg_settings *settings, int callbacks_version, const dw_mpa_seg_callbacks *cb, void *user_data)
+{
+    dw_mpa_seg_settings settings_cur;
+    if (settings_version != DW_MPA_SEG_SETTINGS_VERSION)
+        dw_mpa_seg_settings_default(&settings_cur);
+    dw_mpa_seg_callbacks cb_cur = {0};
+    int err = 0;
+    DW_VERSIONED_IN(settings, settings_cur, settings_version, mpa_seg_settings_v, err);
+    DW_VERSIONED_IN(cb, cb_cur, callbacks_version, mpa_seg_callbacks_v, err);
+    if (err)
+        return err;
+    return mpa_seg_new_latest(pr, settings, cb, user_data);
 }
 
 void dw_mpa_seg_del(dw_mpa_seg *r)

@@ -10,6 +10,9 @@
 #include "mpa/mpa_crc.h"
 #include "mpa/mpa_internal.h"
 #include "base/mem.h"
+#include "base/versioned.h"
+
+DW_VERSIONS_1(mpa_tx_settings_v, dw_mpa_tx_settings, mem);
 
 /* Scratch one FPDU may need: markers, length, pad, CRC. */
 #define SCRATCH_PER_FPDU 1024u
@@ -24,7 +27,7 @@ struct dw_mpa_tx {
     size_t head;       /* next free scratch octet */
 };
 
-void dw_mpa_tx_settings_default(dw_mpa_tx_settings *s)
+static void mpa_tx_settings_fill(dw_mpa_tx_settings *s)
 {
     memset(s, 0, sizeof *s);
     s->emss = 1460;
@@ -35,7 +38,14 @@ void dw_mpa_tx_settings_default(dw_mpa_tx_settings *s)
     s->scratch_size = 131072;
 }
 
-int dw_mpa_tx_new(dw_mpa_tx **ptx, const dw_mpa_tx_settings *settings)
+int dw_mpa_tx_settings_default_versioned(int settings_version, dw_mpa_tx_settings *s)
+{
+    dw_mpa_tx_settings cur;
+    mpa_tx_settings_fill(&cur);
+    return DW_VERSIONED_OUT(s, cur, settings_version, mpa_tx_settings_v);
+}
+
+static int mpa_tx_new_latest(dw_mpa_tx **ptx, const dw_mpa_tx_settings *settings)
 {
     dw_mpa_tx_settings def;
     if (!ptx)
@@ -61,6 +71,18 @@ int dw_mpa_tx_new(dw_mpa_tx **ptx, const dw_mpa_tx_settings *settings)
     dw_mpa_tx_set_emss(tx, settings->emss ? settings->emss : 1460);
     *ptx = tx;
     return 0;
+}
+
+int dw_mpa_tx_new_versioned(dw_mpa_tx **ptx, int settings_version, const dw_mpa_tx_settings *settings)
+{
+    dw_mpa_tx_settings settings_cur;
+    if (settings_version != DW_MPA_TX_SETTINGS_VERSION)
+        dw_mpa_tx_settings_default(&settings_cur);
+    int err = 0;
+    DW_VERSIONED_IN(settings, settings_cur, settings_version, mpa_tx_settings_v, err);
+    if (err)
+        return err;
+    return mpa_tx_new_latest(ptx, settings);
 }
 
 void dw_mpa_tx_del(dw_mpa_tx *tx)

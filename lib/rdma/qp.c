@@ -9,6 +9,10 @@
 
 #include "base/bytes.h"
 #include "base/mem.h"
+#include "base/versioned.h"
+
+DW_VERSIONS_1(qp_callbacks_v, dw_qp_callbacks, seg_max);
+DW_VERSIONS_1(qp_settings_v, dw_qp_settings, mem);
 
 typedef struct mr {
     uint8_t *addr;
@@ -53,7 +57,7 @@ struct dw_qp {
     uint8_t hdr[DW_RDMAP_TERM_MAX_LEN + DW_DDP_UNTAGGED_HDR_LEN];
 };
 
-void dw_qp_settings_default(dw_qp_settings *s)
+static void qp_settings_fill(dw_qp_settings *s)
 {
     memset(s, 0, sizeof *s);
     s->mulpdu = 1024;
@@ -62,12 +66,19 @@ void dw_qp_settings_default(dw_qp_settings *s)
     s->ord = 4;
 }
 
+int dw_qp_settings_default_versioned(int settings_version, dw_qp_settings *s)
+{
+    dw_qp_settings cur;
+    qp_settings_fill(&cur);
+    return DW_VERSIONED_OUT(s, cur, settings_version, qp_settings_v);
+}
+
 static int mulpdu_ok(uint32_t m)
 {
     return m >= DW_MPA_MULPDU_MIN && m <= DW_MPA_ULPDU_MAX;
 }
 
-int dw_qp_new(dw_qp **pqp, const dw_qp_settings *settings,
+static int qp_new_latest(dw_qp **pqp, const dw_qp_settings *settings,
               const dw_qp_callbacks *callbacks, void *user_data)
 {
     dw_qp_settings d;
@@ -97,6 +108,20 @@ int dw_qp_new(dw_qp **pqp, const dw_qp_settings *settings,
     qp->rx_msn[0] = qp->rx_msn[1] = 1;
     *pqp = qp;
     return 0;
+}
+
+int dw_qp_new_versioned(dw_qp **pqp, int settings_version, const dw_qp_settings *settings, int callbacks_version, const dw_qp_callbacks *callbacks, void *user_data)
+{
+    dw_qp_settings settings_cur;
+    if (settings_version != DW_QP_SETTINGS_VERSION)
+        dw_qp_settings_default(&settings_cur);
+    dw_qp_callbacks callbacks_cur = {0};
+    int err = 0;
+    DW_VERSIONED_IN(settings, settings_cur, settings_version, qp_settings_v, err);
+    DW_VERSIONED_IN(callbacks, callbacks_cur, callbacks_version, qp_callbacks_v, err);
+    if (err)
+        return err;
+    return qp_new_latest(pqp, settings, callbacks, user_data);
 }
 
 void dw_qp_del(dw_qp *qp)

@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/mem.h"
+#include "base/versioned.h"
+
+DW_VERSIONS_1(tcpopt_rx_callbacks_v, dw_tcpopt_rx_callbacks, on_unknown);
+DW_VERSIONS_1(tcpopt_rx_settings_v, dw_tcpopt_rx_settings, mem);
 
 typedef struct xfer {
     dw_tcpopt_rx_xfer x;
@@ -35,10 +39,17 @@ typedef struct seg {
     const uint8_t *pl;
 } seg;
 
-void dw_tcpopt_rx_settings_default(dw_tcpopt_rx_settings *s)
+static void tcpopt_rx_settings_fill(dw_tcpopt_rx_settings *s)
 {
     *s = (dw_tcpopt_rx_settings){.store = 256u << 10, .max_buffers = 64,
                                  .unsol_count = 4, .unsol_size = 64u << 10};
+}
+
+int dw_tcpopt_rx_settings_default_versioned(int settings_version, dw_tcpopt_rx_settings *s)
+{
+    dw_tcpopt_rx_settings cur;
+    tcpopt_rx_settings_fill(&cur);
+    return DW_VERSIONED_OUT(s, cur, settings_version, tcpopt_rx_settings_v);
 }
 
 /* ---- bitmaps over the store: stream positions within one window ---- */
@@ -116,7 +127,7 @@ static uint64_t pow2_at_least(uint64_t n)
     return p;
 }
 
-int dw_tcpopt_rx_new(dw_tcpopt_rx **prx, const dw_tcpopt_rx_settings *settings,
+static int tcpopt_rx_new_latest(dw_tcpopt_rx **prx, const dw_tcpopt_rx_settings *settings,
                      const dw_tcpopt_rx_callbacks *callbacks, void *user_data)
 {
     dw_tcpopt_rx_settings s;
@@ -149,6 +160,20 @@ int dw_tcpopt_rx_new(dw_tcpopt_rx **prx, const dw_tcpopt_rx_settings *settings,
     }
     *prx = rx;
     return 0;
+}
+
+int dw_tcpopt_rx_new_versioned(dw_tcpopt_rx **prx, int settings_version, const dw_tcpopt_rx_settings *settings, int callbacks_version, const dw_tcpopt_rx_callbacks *callbacks, void *user_data)
+{
+    dw_tcpopt_rx_settings settings_cur;
+    if (settings_version != DW_TCPOPT_RX_SETTINGS_VERSION)
+        dw_tcpopt_rx_settings_default(&settings_cur);
+    dw_tcpopt_rx_callbacks callbacks_cur = {0};
+    int err = 0;
+    DW_VERSIONED_IN(settings, settings_cur, settings_version, tcpopt_rx_settings_v, err);
+    DW_VERSIONED_IN(callbacks, callbacks_cur, callbacks_version, tcpopt_rx_callbacks_v, err);
+    if (err)
+        return err;
+    return tcpopt_rx_new_latest(prx, settings, callbacks, user_data);
 }
 
 void dw_tcpopt_rx_del(dw_tcpopt_rx *rx)

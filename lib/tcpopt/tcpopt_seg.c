@@ -3,6 +3,9 @@
 #include <ddpwire/tcpopt_seg.h>
 
 #include <string.h>
+#include "base/versioned.h"
+
+DW_VERSIONS_1(tcpopt_seg_settings_v, dw_tcpopt_seg_settings, start_seq);
 
 /*
  * The segmenter's state. The caller owns the storage (dw_tcpopt_seg, an
@@ -27,12 +30,19 @@ _Static_assert(sizeof(seg_state) <= sizeof(((dw_tcpopt_seg *)0)->opaque_),
 _Static_assert(_Alignof(seg_state) <= _Alignof(dw_tcpopt_seg),
                "dw_tcpopt_seg's storage is aligned for the segmenter's state");
 
-void dw_tcpopt_seg_settings_default(dw_tcpopt_seg_settings *s)
+static void tcpopt_seg_settings_fill(dw_tcpopt_seg_settings *s)
 {
     s->mss = 1460;
     s->policy = DW_TCPOPT_SEG_MESSAGE;
     s->a_bit = 1;
     s->start_seq = 0;
+}
+
+int dw_tcpopt_seg_settings_default_versioned(int settings_version, dw_tcpopt_seg_settings *s)
+{
+    dw_tcpopt_seg_settings cur;
+    tcpopt_seg_settings_fill(&cur);
+    return DW_VERSIONED_OUT(s, cur, settings_version, tcpopt_seg_settings_v);
 }
 
 /* Octets of a transfer (the sum of its ranges). */
@@ -76,7 +86,7 @@ static void enter_xfer(seg_state *sg)
     }
 }
 
-int dw_tcpopt_seg_init(dw_tcpopt_seg *sg, const dw_tcpopt_seg_settings *s,
+static int tcpopt_seg_init_latest(dw_tcpopt_seg *sg, const dw_tcpopt_seg_settings *s,
                        uint64_t stream_len, const dw_tcpopt_transfer *xfers,
                        size_t nxfers, const uint64_t *msgs, size_t nmsgs)
 {
@@ -96,6 +106,18 @@ int dw_tcpopt_seg_init(dw_tcpopt_seg *sg, const dw_tcpopt_seg_settings *s,
     memset(sg, 0, sizeof *sg);
     memcpy(sg->opaque_.words, &st, sizeof st);
     return 0;
+}
+
+int dw_tcpopt_seg_init_versioned(dw_tcpopt_seg *sg, int settings_version, const dw_tcpopt_seg_settings *s, uint64_t stream_len, const dw_tcpopt_transfer *xfers, size_t nxfers, const uint64_t *msgs, size_t nmsgs)
+{
+    dw_tcpopt_seg_settings s_cur;
+    if (settings_version != DW_TCPOPT_SEG_SETTINGS_VERSION)
+        dw_tcpopt_seg_settings_default(&s_cur);
+    int err = 0;
+    DW_VERSIONED_IN(s, s_cur, settings_version, tcpopt_seg_settings_v, err);
+    if (err)
+        return err;
+    return tcpopt_seg_init_latest(sg, s, stream_len, xfers, nxfers, msgs, nmsgs);
 }
 
 static const dw_tcpopt_range *cur_range(const seg_state *sg)
@@ -186,7 +208,7 @@ int dw_tcpopt_seg_next(dw_tcpopt_seg *sg, dw_tcpopt_segment *out)
     return rc;
 }
 
-ssize_t dw_tcpopt_segment_stream(dw_tcpopt_segment *out, size_t cap,
+static ssize_t tcpopt_segment_stream_latest(dw_tcpopt_segment *out, size_t cap,
                                  const dw_tcpopt_seg_settings *s,
                                  uint64_t stream_len,
                                  const dw_tcpopt_transfer *xfers, size_t nxfers,
@@ -209,4 +231,16 @@ ssize_t dw_tcpopt_segment_stream(dw_tcpopt_segment *out, size_t cap,
         n++;
     }
     return rc ? rc : n;
+}
+
+ssize_t dw_tcpopt_segment_stream_versioned(dw_tcpopt_segment *out, size_t cap, int settings_version, const dw_tcpopt_seg_settings *s, uint64_t stream_len, const dw_tcpopt_transfer *xfers, size_t nxfers, const uint64_t *msgs, size_t nmsgs)
+{
+    dw_tcpopt_seg_settings s_cur;
+    if (settings_version != DW_TCPOPT_SEG_SETTINGS_VERSION)
+        dw_tcpopt_seg_settings_default(&s_cur);
+    int err = 0;
+    DW_VERSIONED_IN(s, s_cur, settings_version, tcpopt_seg_settings_v, err);
+    if (err)
+        return err;
+    return tcpopt_segment_stream_latest(out, cap, s, stream_len, xfers, nxfers, msgs, nmsgs);
 }
