@@ -26,6 +26,29 @@ extern "C" {
 #define DW_EXTERN
 #endif
 
+/*
+ * Versioned settings and callbacks (the ABI of 1.0 on). Each settings or
+ * callbacks struct has a layout version, DW_<OBJECT>_SETTINGS_VERSION or
+ * DW_<OBJECT>_CALLBACKS_VERSION, that the header defines. The library's
+ * functions that take such a struct are dw_*_versioned() and take the
+ * version beside it; the familiar names are macros that pass the version
+ * of the header a program was compiled with:
+ *
+ *   dw_mpa_rx_settings_default(&s)
+ *     -> dw_mpa_rx_settings_default_versioned(DW_MPA_RX_SETTINGS_VERSION, &s)
+ *   dw_mpa_rx_new(&rx, &s, &cb, user_data)
+ *     -> dw_mpa_rx_new_versioned(&rx, DW_MPA_RX_SETTINGS_VERSION, &s,
+ *                                DW_MPA_RX_CALLBACKS_VERSION, &cb, user_data)
+ *
+ * Fields are only ever appended, each addition under a new version. A
+ * program built against an older header keeps working with a newer
+ * library: its shorter structs are read as far as they go and the fields
+ * they lack take their defaults (callbacks: NULL); *_settings_default()
+ * writes only the fields the caller's version has. A version the library
+ * does not know (0, or newer than the library) is refused: DW_ERR_INVAL.
+ * *_settings_default_versioned() returns 0 or DW_ERR_INVAL.
+ */
+
 /* DW_VERSION_MAJOR, _MINOR, _PATCH and _STRING, from CMake's
  * project(VERSION) (generated into the build tree, installed beside this). */
 #include <ddpwire/version.h>

@@ -102,7 +102,7 @@ typedef struct dw_dissect_settings {
     size_t placement_store;
 } dw_dissect_settings;
 
-/** Layout version of dw_dissect_settings this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_dissect_settings this header describes (see <ddpwire/common.h>). */
 #define DW_DISSECT_SETTINGS_VERSION 1
 
 /** One direction of a connection, as the dissector sees it (read only). */
@@ -245,7 +245,7 @@ typedef struct dw_dissect_callbacks {
                        void *user_data);
 } dw_dissect_callbacks;
 
-/** Layout version of dw_dissect_callbacks this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_dissect_callbacks this header describes (see <ddpwire/common.h>). */
 #define DW_DISSECT_CALLBACKS_VERSION 1
 
 /** Totals over the capture. */
@@ -257,14 +257,18 @@ typedef struct dw_dissect_stats {
     uint64_t nomem;
 } dw_dissect_stats;
 
-DW_EXTERN int dw_dissect_settings_default_versioned(int settings_version, dw_dissect_settings *s);
+DW_EXTERN int dw_dissect_settings_default_versioned(int settings_version,
+                                                    dw_dissect_settings *s);
 #define dw_dissect_settings_default(s) \
     dw_dissect_settings_default_versioned(DW_DISSECT_SETTINGS_VERSION, (s))
 
 /** 0, DW_ERR_INVAL (bad settings) or DW_ERR_NOMEM. */
-DW_EXTERN int dw_dissect_new_versioned(dw_dissect **pD, int settings_version, const dw_dissect_settings *s, int callbacks_version, const dw_dissect_callbacks *cb, void *user_data);
+DW_EXTERN int dw_dissect_new_versioned(dw_dissect **pD, int settings_version,
+                                       const dw_dissect_settings *s, int callbacks_version,
+                                       const dw_dissect_callbacks *cb, void *user_data);
 #define dw_dissect_new(pD, s, cb, user_data) \
-    dw_dissect_new_versioned((pD), DW_DISSECT_SETTINGS_VERSION, (s), DW_DISSECT_CALLBACKS_VERSION, (cb), (user_data))
+    dw_dissect_new_versioned((pD), DW_DISSECT_SETTINGS_VERSION, (s), \
+        DW_DISSECT_CALLBACKS_VERSION, (cb), (user_data))
 
 /** Frees everything without reporting. NULL-safe. */
 DW_EXTERN void dw_dissect_del(dw_dissect *D);

@@ -45,7 +45,7 @@ typedef struct dw_flowtab_callbacks {
     void (*on_end)(dw_flowtab *t, dw_flow *f, void *user_data);
 } dw_flowtab_callbacks;
 
-/** Layout version of dw_flowtab_callbacks this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_flowtab_callbacks this header describes (see <ddpwire/common.h>). */
 #define DW_FLOWTAB_CALLBACKS_VERSION 1
 
 typedef struct dw_flowtab_settings {
@@ -53,18 +53,22 @@ typedef struct dw_flowtab_settings {
     size_t max_flows;
 } dw_flowtab_settings;
 
-/** Layout version of dw_flowtab_settings this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_flowtab_settings this header describes (see <ddpwire/common.h>). */
 #define DW_FLOWTAB_SETTINGS_VERSION 1
 
 /** Defaults: max_flows 256. */
-DW_EXTERN int dw_flowtab_settings_default_versioned(int settings_version, dw_flowtab_settings *s);
+DW_EXTERN int dw_flowtab_settings_default_versioned(int settings_version,
+                                                    dw_flowtab_settings *s);
 #define dw_flowtab_settings_default(s) \
     dw_flowtab_settings_default_versioned(DW_FLOWTAB_SETTINGS_VERSION, (s))
 
 /** 0, DW_ERR_INVAL (max_flows 0 or over 2^24) or DW_ERR_NOMEM. */
-DW_EXTERN int dw_flowtab_new_versioned(dw_flowtab **pt, int settings_version, const dw_flowtab_settings *s, int callbacks_version, const dw_flowtab_callbacks *cb, void *user_data);
+DW_EXTERN int dw_flowtab_new_versioned(dw_flowtab **pt, int settings_version,
+                                       const dw_flowtab_settings *s, int callbacks_version,
+                                       const dw_flowtab_callbacks *cb, void *user_data);
 #define dw_flowtab_new(pt, s, cb, user_data) \
-    dw_flowtab_new_versioned((pt), DW_FLOWTAB_SETTINGS_VERSION, (s), DW_FLOWTAB_CALLBACKS_VERSION, (cb), (user_data))
+    dw_flowtab_new_versioned((pt), DW_FLOWTAB_SETTINGS_VERSION, (s), \
+        DW_FLOWTAB_CALLBACKS_VERSION, (cb), (user_data))
 
 /** Frees the table and its entries without calling on_end. NULL-safe. */
 DW_EXTERN void dw_flowtab_del(dw_flowtab *t);

@@ -46,16 +46,18 @@ typedef struct dw_fr_tx_settings {
     dw_ift_tx_settings ift;
 } dw_fr_tx_settings;
 
-/** Layout version of dw_fr_tx_settings this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_fr_tx_settings this header describes (see <ddpwire/common.h>). */
 #define DW_FR_TX_SETTINGS_VERSION 1
 
 /** Both framings' defaults, and the framing given. */
-DW_EXTERN int dw_fr_tx_settings_default_versioned(int settings_version, dw_fr_tx_settings *s, dw_framing f);
+DW_EXTERN int dw_fr_tx_settings_default_versioned(int settings_version, dw_fr_tx_settings *s,
+                                                  dw_framing f);
 #define dw_fr_tx_settings_default(s, f) \
     dw_fr_tx_settings_default_versioned(DW_FR_TX_SETTINGS_VERSION, (s), (f))
 
 /** Creates a sender for s->framing. Returns 0, DW_ERR_INVAL, DW_ERR_NOMEM. */
-DW_EXTERN int dw_fr_tx_new_versioned(dw_fr_tx **ptx, int settings_version, const dw_fr_tx_settings *s);
+DW_EXTERN int dw_fr_tx_new_versioned(dw_fr_tx **ptx, int settings_version,
+                                     const dw_fr_tx_settings *s);
 #define dw_fr_tx_new(ptx, s) \
     dw_fr_tx_new_versioned((ptx), DW_FR_TX_SETTINGS_VERSION, (s))
 
@@ -157,7 +159,7 @@ typedef struct dw_fr_rx_callbacks {
     uint8_t *(*get_buffer)(dw_fr_rx *rx, size_t len, void *user_data);
 } dw_fr_rx_callbacks;
 
-/** Layout version of dw_fr_rx_callbacks this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_fr_rx_callbacks this header describes (see <ddpwire/common.h>). */
 #define DW_FR_RX_CALLBACKS_VERSION 1
 
 typedef struct dw_fr_rx_settings {
@@ -176,18 +178,22 @@ typedef struct dw_fr_rx_settings {
     size_t buf_size;
 } dw_fr_rx_settings;
 
-/** Layout version of dw_fr_rx_settings this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_fr_rx_settings this header describes (see <ddpwire/common.h>). */
 #define DW_FR_RX_SETTINGS_VERSION 1
 
 /** Both framings' defaults, and the framing given. */
-DW_EXTERN int dw_fr_rx_settings_default_versioned(int settings_version, dw_fr_rx_settings *s, dw_framing f);
+DW_EXTERN int dw_fr_rx_settings_default_versioned(int settings_version, dw_fr_rx_settings *s,
+                                                  dw_framing f);
 #define dw_fr_rx_settings_default(s, f) \
     dw_fr_rx_settings_default_versioned(DW_FR_RX_SETTINGS_VERSION, (s), (f))
 
 /** Creates a receiver; callbacks must have on_pdu. */
-DW_EXTERN int dw_fr_rx_new_versioned(dw_fr_rx **prx, int settings_version, const dw_fr_rx_settings *s, int callbacks_version, const dw_fr_rx_callbacks *callbacks, void *user_data);
+DW_EXTERN int dw_fr_rx_new_versioned(dw_fr_rx **prx, int settings_version,
+                                     const dw_fr_rx_settings *s, int callbacks_version,
+                                     const dw_fr_rx_callbacks *callbacks, void *user_data);
 #define dw_fr_rx_new(prx, s, callbacks, user_data) \
-    dw_fr_rx_new_versioned((prx), DW_FR_RX_SETTINGS_VERSION, (s), DW_FR_RX_CALLBACKS_VERSION, (callbacks), (user_data))
+    dw_fr_rx_new_versioned((prx), DW_FR_RX_SETTINGS_VERSION, (s), DW_FR_RX_CALLBACKS_VERSION, \
+        (callbacks), (user_data))
 
 /** Frees a receiver; NULL is allowed. */
 DW_EXTERN void dw_fr_rx_del(dw_fr_rx *rx);

@@ -133,16 +133,18 @@ typedef struct dw_ift_tx_settings {
     const dw_mem *mem;
 } dw_ift_tx_settings;
 
-/** Layout version of dw_ift_tx_settings this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_ift_tx_settings this header describes (see <ddpwire/common.h>). */
 #define DW_IFT_TX_SETTINGS_VERSION 1
 
 /** Fills settings with the defaults described above. */
-DW_EXTERN int dw_ift_tx_settings_default_versioned(int settings_version, dw_ift_tx_settings *s);
+DW_EXTERN int dw_ift_tx_settings_default_versioned(int settings_version,
+                                                   dw_ift_tx_settings *s);
 #define dw_ift_tx_settings_default(s) \
     dw_ift_tx_settings_default_versioned(DW_IFT_TX_SETTINGS_VERSION, (s))
 
 /** Creates a sender. settings may be NULL for the defaults. */
-DW_EXTERN int dw_ift_tx_new_versioned(dw_ift_tx **ptx, int settings_version, const dw_ift_tx_settings *s);
+DW_EXTERN int dw_ift_tx_new_versioned(dw_ift_tx **ptx, int settings_version,
+                                      const dw_ift_tx_settings *s);
 #define dw_ift_tx_new(ptx, s) \
     dw_ift_tx_new_versioned((ptx), DW_IFT_TX_SETTINGS_VERSION, (s))
 
@@ -274,7 +276,7 @@ typedef struct dw_ift_rx_callbacks {
     void (*on_error)(dw_ift_rx *rx, const dw_ift_rx_error *err, void *user_data);
 } dw_ift_rx_callbacks;
 
-/** Layout version of dw_ift_rx_callbacks this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_ift_rx_callbacks this header describes (see <ddpwire/common.h>). */
 #define DW_IFT_RX_CALLBACKS_VERSION 1
 
 typedef struct dw_ift_rx_settings {
@@ -294,11 +296,12 @@ typedef struct dw_ift_rx_settings {
     const dw_mem *mem;
 } dw_ift_rx_settings;
 
-/** Layout version of dw_ift_rx_settings this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_ift_rx_settings this header describes (see <ddpwire/common.h>). */
 #define DW_IFT_RX_SETTINGS_VERSION 1
 
 /** Fills settings with the defaults described above. */
-DW_EXTERN int dw_ift_rx_settings_default_versioned(int settings_version, dw_ift_rx_settings *s);
+DW_EXTERN int dw_ift_rx_settings_default_versioned(int settings_version,
+                                                   dw_ift_rx_settings *s);
 #define dw_ift_rx_settings_default(s) \
     dw_ift_rx_settings_default_versioned(DW_IFT_RX_SETTINGS_VERSION, (s))
 
@@ -306,9 +309,12 @@ DW_EXTERN int dw_ift_rx_settings_default_versioned(int settings_version, dw_ift_
  * Creates a receiver. settings may be NULL for the defaults; callbacks
  * must have on_end. Returns 0, DW_ERR_INVAL or DW_ERR_NOMEM.
  */
-DW_EXTERN int dw_ift_rx_new_versioned(dw_ift_rx **prx, int settings_version, const dw_ift_rx_settings *s, int callbacks_version, const dw_ift_rx_callbacks *cb, void *user_data);
+DW_EXTERN int dw_ift_rx_new_versioned(dw_ift_rx **prx, int settings_version,
+                                      const dw_ift_rx_settings *s, int callbacks_version,
+                                      const dw_ift_rx_callbacks *cb, void *user_data);
 #define dw_ift_rx_new(prx, s, cb, user_data) \
-    dw_ift_rx_new_versioned((prx), DW_IFT_RX_SETTINGS_VERSION, (s), DW_IFT_RX_CALLBACKS_VERSION, (cb), (user_data))
+    dw_ift_rx_new_versioned((prx), DW_IFT_RX_SETTINGS_VERSION, (s), \
+        DW_IFT_RX_CALLBACKS_VERSION, (cb), (user_data))
 
 /** Frees a receiver; NULL is allowed. */
 DW_EXTERN void dw_ift_rx_del(dw_ift_rx *rx);

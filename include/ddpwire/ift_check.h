@@ -77,11 +77,12 @@ typedef struct dw_ift_check_settings {
     int search_start;
 } dw_ift_check_settings;
 
-/** Layout version of dw_ift_check_settings this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_ift_check_settings this header describes (see <ddpwire/common.h>). */
 #define DW_IFT_CHECK_SETTINGS_VERSION 1
 
 /** Fills settings with the defaults described above. */
-DW_EXTERN int dw_ift_check_settings_default_versioned(int settings_version, dw_ift_check_settings *settings);
+DW_EXTERN int dw_ift_check_settings_default_versioned(int settings_version,
+                                                      dw_ift_check_settings *settings);
 #define dw_ift_check_settings_default(settings) \
     dw_ift_check_settings_default_versioned(DW_IFT_CHECK_SETTINGS_VERSION, (settings))
 
@@ -179,7 +180,7 @@ typedef struct dw_ift_check_callbacks {
     void (*on_event)(dw_ift_check *c, const dw_ift_check_event *ev, void *user_data);
 } dw_ift_check_callbacks;
 
-/** Layout version of dw_ift_check_callbacks this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_ift_check_callbacks this header describes (see <ddpwire/common.h>). */
 #define DW_IFT_CHECK_CALLBACKS_VERSION 1
 
 /**
@@ -187,9 +188,14 @@ typedef struct dw_ift_check_callbacks {
  * over 65535 or head_len over 256: DW_ERR_INVAL). Allocates its buffer
  * here. Returns 0, DW_ERR_INVAL or DW_ERR_NOMEM.
  */
-DW_EXTERN int dw_ift_check_new_versioned(dw_ift_check **pc, int settings_version, const dw_ift_check_settings *settings, int callbacks_version, const dw_ift_check_callbacks *callbacks, void *user_data);
+DW_EXTERN int dw_ift_check_new_versioned(dw_ift_check **pc, int settings_version,
+                                         const dw_ift_check_settings *settings,
+                                         int callbacks_version,
+                                         const dw_ift_check_callbacks *callbacks,
+                                         void *user_data);
 #define dw_ift_check_new(pc, settings, callbacks, user_data) \
-    dw_ift_check_new_versioned((pc), DW_IFT_CHECK_SETTINGS_VERSION, (settings), DW_IFT_CHECK_CALLBACKS_VERSION, (callbacks), (user_data))
+    dw_ift_check_new_versioned((pc), DW_IFT_CHECK_SETTINGS_VERSION, (settings), \
+        DW_IFT_CHECK_CALLBACKS_VERSION, (callbacks), (user_data))
 
 /** Frees a checker; NULL is allowed. */
 DW_EXTERN void dw_ift_check_del(dw_ift_check *c);

@@ -85,11 +85,12 @@ typedef struct dw_ipoib_node_settings {
     unsigned max_peers, max_conns, pend_max;
 } dw_ipoib_node_settings;
 
-/** Layout version of dw_ipoib_node_settings this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_ipoib_node_settings this header describes (see <ddpwire/common.h>). */
 #define DW_IPOIB_NODE_SETTINGS_VERSION 1
 
 /** Fills the defaults: draft profile, UD only, everything above. */
-DW_EXTERN int dw_ipoib_node_settings_default_versioned(int settings_version, dw_ipoib_node_settings *s);
+DW_EXTERN int dw_ipoib_node_settings_default_versioned(int settings_version,
+                                                       dw_ipoib_node_settings *s);
 #define dw_ipoib_node_settings_default(s) \
     dw_ipoib_node_settings_default_versioned(DW_IPOIB_NODE_SETTINGS_VERSION, (s))
 
@@ -146,7 +147,7 @@ typedef struct dw_ipoib_node_callbacks {
     void (*on_event)(dw_ipoib_node *n, const dw_ipoib_event *ev, void *user_data);
 } dw_ipoib_node_callbacks;
 
-/** Layout version of dw_ipoib_node_callbacks this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_ipoib_node_callbacks this header describes (see <ddpwire/common.h>). */
 #define DW_IPOIB_NODE_CALLBACKS_VERSION 1
 
 /**
@@ -154,9 +155,13 @@ typedef struct dw_ipoib_node_callbacks {
  * that cannot work: capabilities the profile cannot express, an invalid
  * QPN, a bad MTU policy, QPN services without valid QPNs.
  */
-DW_EXTERN int dw_ipoib_node_new_versioned(dw_ipoib_node **pn, int settings_version, const dw_ipoib_node_settings *s, int callbacks_version, const dw_ipoib_node_callbacks *cb, void *user_data);
+DW_EXTERN int dw_ipoib_node_new_versioned(dw_ipoib_node **pn, int settings_version,
+                                          const dw_ipoib_node_settings *s,
+                                          int callbacks_version,
+                                          const dw_ipoib_node_callbacks *cb, void *user_data);
 #define dw_ipoib_node_new(pn, s, cb, user_data) \
-    dw_ipoib_node_new_versioned((pn), DW_IPOIB_NODE_SETTINGS_VERSION, (s), DW_IPOIB_NODE_CALLBACKS_VERSION, (cb), (user_data))
+    dw_ipoib_node_new_versioned((pn), DW_IPOIB_NODE_SETTINGS_VERSION, (s), \
+        DW_IPOIB_NODE_CALLBACKS_VERSION, (cb), (user_data))
 
 /** Frees a node; NULL is allowed. */
 DW_EXTERN void dw_ipoib_node_del(dw_ipoib_node *n);

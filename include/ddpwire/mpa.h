@@ -137,16 +137,18 @@ typedef struct dw_mpa_tx_settings {
     const dw_mem *mem;
 } dw_mpa_tx_settings;
 
-/** Layout version of dw_mpa_tx_settings this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_mpa_tx_settings this header describes (see <ddpwire/common.h>). */
 #define DW_MPA_TX_SETTINGS_VERSION 1
 
 /** Fills settings with the defaults described above. */
-DW_EXTERN int dw_mpa_tx_settings_default_versioned(int settings_version, dw_mpa_tx_settings *settings);
+DW_EXTERN int dw_mpa_tx_settings_default_versioned(int settings_version,
+                                                   dw_mpa_tx_settings *settings);
 #define dw_mpa_tx_settings_default(settings) \
     dw_mpa_tx_settings_default_versioned(DW_MPA_TX_SETTINGS_VERSION, (settings))
 
 /** Creates a sender. settings may be NULL for the defaults. */
-DW_EXTERN int dw_mpa_tx_new_versioned(dw_mpa_tx **ptx, int settings_version, const dw_mpa_tx_settings *settings);
+DW_EXTERN int dw_mpa_tx_new_versioned(dw_mpa_tx **ptx, int settings_version,
+                                      const dw_mpa_tx_settings *settings);
 #define dw_mpa_tx_new(ptx, settings) \
     dw_mpa_tx_new_versioned((ptx), DW_MPA_TX_SETTINGS_VERSION, (settings))
 
@@ -292,7 +294,7 @@ typedef struct dw_mpa_rx_callbacks {
     uint8_t *(*get_buffer)(dw_mpa_rx *rx, size_t len, void *user_data);
 } dw_mpa_rx_callbacks;
 
-/** Layout version of dw_mpa_rx_callbacks this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_mpa_rx_callbacks this header describes (see <ddpwire/common.h>). */
 #define DW_MPA_RX_CALLBACKS_VERSION 1
 
 typedef struct dw_mpa_rx_settings {
@@ -318,11 +320,12 @@ typedef struct dw_mpa_rx_settings {
     const dw_mem *mem;
 } dw_mpa_rx_settings;
 
-/** Layout version of dw_mpa_rx_settings this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_mpa_rx_settings this header describes (see <ddpwire/common.h>). */
 #define DW_MPA_RX_SETTINGS_VERSION 1
 
 /** Fills settings with the defaults described above. */
-DW_EXTERN int dw_mpa_rx_settings_default_versioned(int settings_version, dw_mpa_rx_settings *settings);
+DW_EXTERN int dw_mpa_rx_settings_default_versioned(int settings_version,
+                                                   dw_mpa_rx_settings *settings);
 #define dw_mpa_rx_settings_default(settings) \
     dw_mpa_rx_settings_default_versioned(DW_MPA_RX_SETTINGS_VERSION, (settings))
 
@@ -330,9 +333,13 @@ DW_EXTERN int dw_mpa_rx_settings_default_versioned(int settings_version, dw_mpa_
  * Creates a receiver. settings may be NULL for the defaults; callbacks must
  * have on_ulpdu. Allocates its one reassembly buffer (buf_size) here.
  */
-DW_EXTERN int dw_mpa_rx_new_versioned(dw_mpa_rx **prx, int settings_version, const dw_mpa_rx_settings *settings, int callbacks_version, const dw_mpa_rx_callbacks *callbacks, void *user_data);
+DW_EXTERN int dw_mpa_rx_new_versioned(dw_mpa_rx **prx, int settings_version,
+                                      const dw_mpa_rx_settings *settings,
+                                      int callbacks_version,
+                                      const dw_mpa_rx_callbacks *callbacks, void *user_data);
 #define dw_mpa_rx_new(prx, settings, callbacks, user_data) \
-    dw_mpa_rx_new_versioned((prx), DW_MPA_RX_SETTINGS_VERSION, (settings), DW_MPA_RX_CALLBACKS_VERSION, (callbacks), (user_data))
+    dw_mpa_rx_new_versioned((prx), DW_MPA_RX_SETTINGS_VERSION, (settings), \
+        DW_MPA_RX_CALLBACKS_VERSION, (callbacks), (user_data))
 
 /** Frees a receiver; NULL is allowed. */
 DW_EXTERN void dw_mpa_rx_del(dw_mpa_rx *rx);

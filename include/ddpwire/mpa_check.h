@@ -96,11 +96,12 @@ typedef struct dw_mpa_check_settings {
     int strict_search;
 } dw_mpa_check_settings;
 
-/** Layout version of dw_mpa_check_settings this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_mpa_check_settings this header describes (see <ddpwire/common.h>). */
 #define DW_MPA_CHECK_SETTINGS_VERSION 1
 
 /** Fills settings with the defaults described above. */
-DW_EXTERN int dw_mpa_check_settings_default_versioned(int settings_version, dw_mpa_check_settings *settings);
+DW_EXTERN int dw_mpa_check_settings_default_versioned(int settings_version,
+                                                      dw_mpa_check_settings *settings);
 #define dw_mpa_check_settings_default(settings) \
     dw_mpa_check_settings_default_versioned(DW_MPA_CHECK_SETTINGS_VERSION, (settings))
 
@@ -250,16 +251,21 @@ typedef struct dw_mpa_check_callbacks {
     void (*on_event)(dw_mpa_check *c, const dw_mpa_check_event *ev, void *user_data);
 } dw_mpa_check_callbacks;
 
-/** Layout version of dw_mpa_check_callbacks this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_mpa_check_callbacks this header describes (see <ddpwire/common.h>). */
 #define DW_MPA_CHECK_CALLBACKS_VERSION 1
 
 /**
  * Creates a checker; settings may be NULL for the defaults. Allocates its
  * search buffer here. Returns 0, DW_ERR_INVAL or DW_ERR_NOMEM.
  */
-DW_EXTERN int dw_mpa_check_new_versioned(dw_mpa_check **pc, int settings_version, const dw_mpa_check_settings *settings, int callbacks_version, const dw_mpa_check_callbacks *callbacks, void *user_data);
+DW_EXTERN int dw_mpa_check_new_versioned(dw_mpa_check **pc, int settings_version,
+                                         const dw_mpa_check_settings *settings,
+                                         int callbacks_version,
+                                         const dw_mpa_check_callbacks *callbacks,
+                                         void *user_data);
 #define dw_mpa_check_new(pc, settings, callbacks, user_data) \
-    dw_mpa_check_new_versioned((pc), DW_MPA_CHECK_SETTINGS_VERSION, (settings), DW_MPA_CHECK_CALLBACKS_VERSION, (callbacks), (user_data))
+    dw_mpa_check_new_versioned((pc), DW_MPA_CHECK_SETTINGS_VERSION, (settings), \
+        DW_MPA_CHECK_CALLBACKS_VERSION, (callbacks), (user_data))
 
 /** Frees a checker; NULL is allowed. */
 DW_EXTERN void dw_mpa_check_del(dw_mpa_check *c);

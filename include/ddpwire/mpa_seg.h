@@ -102,7 +102,7 @@ typedef struct dw_mpa_seg_callbacks {
     void (*on_error)(dw_mpa_seg *r, const dw_mpa_rx_error *err, void *user_data);
 } dw_mpa_seg_callbacks;
 
-/** Layout version of dw_mpa_seg_callbacks this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_mpa_seg_callbacks this header describes (see <ddpwire/common.h>). */
 #define DW_MPA_SEG_CALLBACKS_VERSION 1
 
 typedef struct dw_mpa_seg_settings {
@@ -136,11 +136,12 @@ typedef struct dw_mpa_seg_settings {
     const dw_mem *mem;
 } dw_mpa_seg_settings;
 
-/** Layout version of dw_mpa_seg_settings this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_mpa_seg_settings this header describes (see <ddpwire/common.h>). */
 #define DW_MPA_SEG_SETTINGS_VERSION 1
 
 /** Fills settings with the defaults described above. */
-DW_EXTERN int dw_mpa_seg_settings_default_versioned(int settings_version, dw_mpa_seg_settings *settings);
+DW_EXTERN int dw_mpa_seg_settings_default_versioned(int settings_version,
+                                                    dw_mpa_seg_settings *settings);
 #define dw_mpa_seg_settings_default(settings) \
     dw_mpa_seg_settings_default_versioned(DW_MPA_SEG_SETTINGS_VERSION, (settings))
 
@@ -149,9 +150,13 @@ DW_EXTERN int dw_mpa_seg_settings_default_versioned(int settings_version, dw_mpa
  * callbacks must have on_place. Allocates all it will use. Returns 0,
  * DW_ERR_INVAL or DW_ERR_NOMEM.
  */
-DW_EXTERN int dw_mpa_seg_new_versioned(dw_mpa_seg **pr, int settings_version, const dw_mpa_seg_settings *settings, int callbacks_version, const dw_mpa_seg_callbacks *callbacks, void *user_data);
+DW_EXTERN int dw_mpa_seg_new_versioned(dw_mpa_seg **pr, int settings_version,
+                                       const dw_mpa_seg_settings *settings,
+                                       int callbacks_version,
+                                       const dw_mpa_seg_callbacks *callbacks, void *user_data);
 #define dw_mpa_seg_new(pr, settings, callbacks, user_data) \
-    dw_mpa_seg_new_versioned((pr), DW_MPA_SEG_SETTINGS_VERSION, (settings), DW_MPA_SEG_CALLBACKS_VERSION, (callbacks), (user_data))
+    dw_mpa_seg_new_versioned((pr), DW_MPA_SEG_SETTINGS_VERSION, (settings), \
+        DW_MPA_SEG_CALLBACKS_VERSION, (callbacks), (user_data))
 
 /** Frees a segment receiver; NULL is allowed. */
 DW_EXTERN void dw_mpa_seg_del(dw_mpa_seg *r);

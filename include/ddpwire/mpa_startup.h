@@ -156,12 +156,13 @@ typedef struct dw_mpa_nego_settings {
     unsigned rtr;
 } dw_mpa_nego_settings;
 
-/** Layout version of dw_mpa_nego_settings this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_mpa_nego_settings this header describes (see <ddpwire/common.h>). */
 #define DW_MPA_NEGO_SETTINGS_VERSION 1
 
 /** Defaults: want markers and CRC, allow markers, revision 1, no data
  *  (enhanced on for revision 2, IRD 1, ORD 1, no peer-to-peer). */
-DW_EXTERN int dw_mpa_nego_settings_default_versioned(int settings_version, dw_mpa_nego_settings *s);
+DW_EXTERN int dw_mpa_nego_settings_default_versioned(int settings_version,
+                                                     dw_mpa_nego_settings *s);
 #define dw_mpa_nego_settings_default(s) \
     dw_mpa_nego_settings_default_versioned(DW_MPA_NEGO_SETTINGS_VERSION, (s))
 
@@ -221,7 +222,9 @@ typedef struct dw_mpa_nego_result {
 } dw_mpa_nego_result;
 
 /** Initiator: writes the request frame. Returns its length or an error. */
-DW_EXTERN ssize_t dw_mpa_nego_request_versioned(int settings_version, const dw_mpa_nego_settings *s, uint8_t *out, size_t cap);
+DW_EXTERN ssize_t dw_mpa_nego_request_versioned(int settings_version,
+                                                const dw_mpa_nego_settings *s, uint8_t *out,
+                                                size_t cap);
 #define dw_mpa_nego_request(s, out, cap) \
     dw_mpa_nego_request_versioned(DW_MPA_NEGO_SETTINGS_VERSION, (s), (out), (cap))
 
@@ -237,9 +240,14 @@ DW_EXTERN ssize_t dw_mpa_nego_request_versioned(int settings_version, const dw_m
  * DW_ERR_MALFORMED when the peer is not an MPA initiator (an enablement
  * error: a reply key, or anything that is not a start-up frame).
  */
-DW_EXTERN ssize_t dw_mpa_nego_respond_versioned(int settings_version, const dw_mpa_nego_settings *s, const uint8_t *in, size_t len, uint8_t *reply, size_t cap, size_t *reply_len, dw_mpa_nego_result *res);
+DW_EXTERN ssize_t dw_mpa_nego_respond_versioned(int settings_version,
+                                                const dw_mpa_nego_settings *s,
+                                                const uint8_t *in, size_t len, uint8_t *reply,
+                                                size_t cap, size_t *reply_len,
+                                                dw_mpa_nego_result *res);
 #define dw_mpa_nego_respond(s, in, len, reply, cap, reply_len, res) \
-    dw_mpa_nego_respond_versioned(DW_MPA_NEGO_SETTINGS_VERSION, (s), (in), (len), (reply), (cap), (reply_len), (res))
+    dw_mpa_nego_respond_versioned(DW_MPA_NEGO_SETTINGS_VERSION, (s), (in), (len), (reply), \
+        (cap), (reply_len), (res))
 
 /**
  * Initiator: decodes the reply at in. Returns its length, DW_ERR_NEED_MORE,
@@ -249,7 +257,10 @@ DW_EXTERN ssize_t dw_mpa_nego_respond_versioned(int settings_version, const dw_m
  * set-up (its ORD above our IRD, an RTR kind we did not offer) is also
  * refused (accepted 0, with reason and term_code).
  */
-DW_EXTERN ssize_t dw_mpa_nego_on_reply_versioned(int settings_version, const dw_mpa_nego_settings *s, const uint8_t *in, size_t len, dw_mpa_nego_result *res);
+DW_EXTERN ssize_t dw_mpa_nego_on_reply_versioned(int settings_version,
+                                                 const dw_mpa_nego_settings *s,
+                                                 const uint8_t *in, size_t len,
+                                                 dw_mpa_nego_result *res);
 #define dw_mpa_nego_on_reply(s, in, len, res) \
     dw_mpa_nego_on_reply_versioned(DW_MPA_NEGO_SETTINGS_VERSION, (s), (in), (len), (res))
 

@@ -41,11 +41,12 @@ typedef struct dw_outq_settings {
     size_t chunk_size;
 } dw_outq_settings;
 
-/** Layout version of dw_outq_settings this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_outq_settings this header describes (see <ddpwire/common.h>). */
 #define DW_OUTQ_SETTINGS_VERSION 1
 
 /** Fills settings with the defaults described above. */
-DW_EXTERN int dw_outq_settings_default_versioned(int settings_version, dw_outq_settings *settings);
+DW_EXTERN int dw_outq_settings_default_versioned(int settings_version,
+                                                 dw_outq_settings *settings);
 #define dw_outq_settings_default(settings) \
     dw_outq_settings_default_versioned(DW_OUTQ_SETTINGS_VERSION, (settings))
 
@@ -53,7 +54,8 @@ DW_EXTERN int dw_outq_settings_default_versioned(int settings_version, dw_outq_s
  * Creates an empty queue (it allocates no chunk yet). settings may be
  * NULL for the defaults. Returns 0, DW_ERR_INVAL or DW_ERR_NOMEM.
  */
-DW_EXTERN int dw_outq_new_versioned(dw_outq **pq, int settings_version, const dw_outq_settings *settings);
+DW_EXTERN int dw_outq_new_versioned(dw_outq **pq, int settings_version,
+                                    const dw_outq_settings *settings);
 #define dw_outq_new(pq, settings) \
     dw_outq_new_versioned((pq), DW_OUTQ_SETTINGS_VERSION, (settings))
 

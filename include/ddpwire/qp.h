@@ -94,7 +94,7 @@ typedef struct dw_qp_callbacks {
     size_t (*seg_max)(dw_qp *qp, void *user_data);
 } dw_qp_callbacks;
 
-/** Layout version of dw_qp_callbacks this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_qp_callbacks this header describes (see <ddpwire/common.h>). */
 #define DW_QP_CALLBACKS_VERSION 1
 
 typedef struct dw_qp_settings {
@@ -119,7 +119,7 @@ typedef struct dw_qp_settings {
     const dw_mem *mem;
 } dw_qp_settings;
 
-/** Layout version of dw_qp_settings this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_qp_settings this header describes (see <ddpwire/common.h>). */
 #define DW_QP_SETTINGS_VERSION 1
 
 /** Fills s with the defaults above. */
@@ -131,9 +131,12 @@ DW_EXTERN int dw_qp_settings_default_versioned(int settings_version, dw_qp_setti
  * Creates a queue pair (settings NULL: defaults). callbacks must have send
  * and on_wc. Returns 0, DW_ERR_INVAL or DW_ERR_NOMEM.
  */
-DW_EXTERN int dw_qp_new_versioned(dw_qp **pqp, int settings_version, const dw_qp_settings *settings, int callbacks_version, const dw_qp_callbacks *callbacks, void *user_data);
+DW_EXTERN int dw_qp_new_versioned(dw_qp **pqp, int settings_version,
+                                  const dw_qp_settings *settings, int callbacks_version,
+                                  const dw_qp_callbacks *callbacks, void *user_data);
 #define dw_qp_new(pqp, settings, callbacks, user_data) \
-    dw_qp_new_versioned((pqp), DW_QP_SETTINGS_VERSION, (settings), DW_QP_CALLBACKS_VERSION, (callbacks), (user_data))
+    dw_qp_new_versioned((pqp), DW_QP_SETTINGS_VERSION, (settings), DW_QP_CALLBACKS_VERSION, \
+        (callbacks), (user_data))
 
 /** Frees a queue pair; NULL is allowed. */
 DW_EXTERN void dw_qp_del(dw_qp *qp);

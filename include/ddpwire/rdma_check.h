@@ -89,7 +89,7 @@ typedef struct dw_rdma_check_callbacks {
     void (*on_event)(dw_rdma_check *c, const dw_rdma_check_event *ev, void *user_data);
 } dw_rdma_check_callbacks;
 
-/** Layout version of dw_rdma_check_callbacks this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_rdma_check_callbacks this header describes (see <ddpwire/common.h>). */
 #define DW_RDMA_CHECK_CALLBACKS_VERSION 1
 
 /** The upper protocol recognised from a direction's first messages. */
@@ -133,7 +133,8 @@ typedef struct dw_rdma_pd_info {
 /** Reads the private data of a decoded start-up frame; 1 when either form is there. */
 DW_EXTERN int dw_rdma_pd_info_get(const dw_mpa_startup *fr, dw_rdma_pd_info *out);
 
-DW_EXTERN int dw_rdma_check_new_versioned(dw_rdma_check **pc, int callbacks_version, const dw_rdma_check_callbacks *cb, void *user_data);
+DW_EXTERN int dw_rdma_check_new_versioned(dw_rdma_check **pc, int callbacks_version,
+                                          const dw_rdma_check_callbacks *cb, void *user_data);
 #define dw_rdma_check_new(pc, cb, user_data) \
     dw_rdma_check_new_versioned((pc), DW_RDMA_CHECK_CALLBACKS_VERSION, (cb), (user_data))
 DW_EXTERN void dw_rdma_check_del(dw_rdma_check *c);

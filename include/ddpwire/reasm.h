@@ -146,7 +146,7 @@ typedef struct dw_reasm_callbacks {
     void (*on_event)(dw_reasm *r, const dw_reasm_event *ev, void *user_data);
 } dw_reasm_callbacks;
 
-/** Layout version of dw_reasm_callbacks this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_reasm_callbacks this header describes (see <ddpwire/common.h>). */
 #define DW_REASM_CALLBACKS_VERSION 1
 
 typedef struct dw_reasm_settings {
@@ -159,11 +159,12 @@ typedef struct dw_reasm_settings {
     size_t max_held;
 } dw_reasm_settings;
 
-/** Layout version of dw_reasm_settings this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_reasm_settings this header describes (see <ddpwire/common.h>). */
 #define DW_REASM_SETTINGS_VERSION 1
 
 /** Fills settings with the defaults described above. */
-DW_EXTERN int dw_reasm_settings_default_versioned(int settings_version, dw_reasm_settings *settings);
+DW_EXTERN int dw_reasm_settings_default_versioned(int settings_version,
+                                                  dw_reasm_settings *settings);
 #define dw_reasm_settings_default(settings) \
     dw_reasm_settings_default_versioned(DW_REASM_SETTINGS_VERSION, (settings))
 
@@ -171,9 +172,12 @@ DW_EXTERN int dw_reasm_settings_default_versioned(int settings_version, dw_reasm
  * Creates a reassembler: settings may be NULL; callbacks must have
  * on_data; settings beyond the limits above are DW_ERR_INVAL. Returns 0, DW_ERR_INVAL or DW_ERR_NOMEM.
  */
-DW_EXTERN int dw_reasm_new_versioned(dw_reasm **pr, int settings_version, const dw_reasm_settings *settings, int callbacks_version, const dw_reasm_callbacks *callbacks, void *user_data);
+DW_EXTERN int dw_reasm_new_versioned(dw_reasm **pr, int settings_version,
+                                     const dw_reasm_settings *settings, int callbacks_version,
+                                     const dw_reasm_callbacks *callbacks, void *user_data);
 #define dw_reasm_new(pr, settings, callbacks, user_data) \
-    dw_reasm_new_versioned((pr), DW_REASM_SETTINGS_VERSION, (settings), DW_REASM_CALLBACKS_VERSION, (callbacks), (user_data))
+    dw_reasm_new_versioned((pr), DW_REASM_SETTINGS_VERSION, (settings), \
+        DW_REASM_CALLBACKS_VERSION, (callbacks), (user_data))
 
 /** Frees a reassembler; NULL is allowed. */
 DW_EXTERN void dw_reasm_del(dw_reasm *r);

@@ -79,11 +79,12 @@ typedef struct dw_tcpopt_rx_settings {
     const dw_mem *mem;
 } dw_tcpopt_rx_settings;
 
-/** Layout version of dw_tcpopt_rx_settings this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_tcpopt_rx_settings this header describes (see <ddpwire/common.h>). */
 #define DW_TCPOPT_RX_SETTINGS_VERSION 1
 
 /** Fills settings with the defaults described above. */
-DW_EXTERN int dw_tcpopt_rx_settings_default_versioned(int settings_version, dw_tcpopt_rx_settings *s);
+DW_EXTERN int dw_tcpopt_rx_settings_default_versioned(int settings_version,
+                                                      dw_tcpopt_rx_settings *s);
 #define dw_tcpopt_rx_settings_default(s) \
     dw_tcpopt_rx_settings_default_versioned(DW_TCPOPT_RX_SETTINGS_VERSION, (s))
 
@@ -164,7 +165,7 @@ typedef struct dw_tcpopt_rx_callbacks {
     void (*on_unknown)(dw_tcpopt_rx *rx, const dw_tcpopt *opt, void *user_data);
 } dw_tcpopt_rx_callbacks;
 
-/** Layout version of dw_tcpopt_rx_callbacks this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_tcpopt_rx_callbacks this header describes (see <ddpwire/common.h>). */
 #define DW_TCPOPT_RX_CALLBACKS_VERSION 1
 
 /**
@@ -172,9 +173,14 @@ typedef struct dw_tcpopt_rx_callbacks {
  * must have on_stream. Allocates the reassembly store and the pool here.
  * Returns 0, DW_ERR_INVAL or DW_ERR_NOMEM.
  */
-DW_EXTERN int dw_tcpopt_rx_new_versioned(dw_tcpopt_rx **prx, int settings_version, const dw_tcpopt_rx_settings *settings, int callbacks_version, const dw_tcpopt_rx_callbacks *callbacks, void *user_data);
+DW_EXTERN int dw_tcpopt_rx_new_versioned(dw_tcpopt_rx **prx, int settings_version,
+                                         const dw_tcpopt_rx_settings *settings,
+                                         int callbacks_version,
+                                         const dw_tcpopt_rx_callbacks *callbacks,
+                                         void *user_data);
 #define dw_tcpopt_rx_new(prx, settings, callbacks, user_data) \
-    dw_tcpopt_rx_new_versioned((prx), DW_TCPOPT_RX_SETTINGS_VERSION, (settings), DW_TCPOPT_RX_CALLBACKS_VERSION, (callbacks), (user_data))
+    dw_tcpopt_rx_new_versioned((prx), DW_TCPOPT_RX_SETTINGS_VERSION, (settings), \
+        DW_TCPOPT_RX_CALLBACKS_VERSION, (callbacks), (user_data))
 
 /** Frees a receiver; NULL is allowed. Registered buffers stay the caller's. */
 DW_EXTERN void dw_tcpopt_rx_del(dw_tcpopt_rx *rx);

@@ -77,11 +77,12 @@ typedef struct dw_tcpopt_seg_settings {
     uint32_t start_seq;
 } dw_tcpopt_seg_settings;
 
-/** Layout version of dw_tcpopt_seg_settings this header describes (the versioning: <ddpwire/common.h>). */
+/** The layout of dw_tcpopt_seg_settings this header describes (see <ddpwire/common.h>). */
 #define DW_TCPOPT_SEG_SETTINGS_VERSION 1
 
 /** Fills settings with the defaults described above. */
-DW_EXTERN int dw_tcpopt_seg_settings_default_versioned(int settings_version, dw_tcpopt_seg_settings *s);
+DW_EXTERN int dw_tcpopt_seg_settings_default_versioned(int settings_version,
+                                                       dw_tcpopt_seg_settings *s);
 #define dw_tcpopt_seg_settings_default(s) \
     dw_tcpopt_seg_settings_default_versioned(DW_TCPOPT_SEG_SETTINGS_VERSION, (s))
 
@@ -129,9 +130,14 @@ typedef struct dw_tcpopt_seg {
  * of order, overlapping or past the stream, a transfer over 2^32 - 1
  * octets or one whose buffer offsets would pass 2^32).
  */
-DW_EXTERN int dw_tcpopt_seg_init_versioned(dw_tcpopt_seg *sg, int settings_version, const dw_tcpopt_seg_settings *s, uint64_t stream_len, const dw_tcpopt_transfer *xfers, size_t nxfers, const uint64_t *msgs, size_t nmsgs);
+DW_EXTERN int dw_tcpopt_seg_init_versioned(dw_tcpopt_seg *sg, int settings_version,
+                                           const dw_tcpopt_seg_settings *s,
+                                           uint64_t stream_len,
+                                           const dw_tcpopt_transfer *xfers, size_t nxfers,
+                                           const uint64_t *msgs, size_t nmsgs);
 #define dw_tcpopt_seg_init(sg, s, stream_len, xfers, nxfers, msgs, nmsgs) \
-    dw_tcpopt_seg_init_versioned((sg), DW_TCPOPT_SEG_SETTINGS_VERSION, (s), (stream_len), (xfers), (nxfers), (msgs), (nmsgs))
+    dw_tcpopt_seg_init_versioned((sg), DW_TCPOPT_SEG_SETTINGS_VERSION, (s), (stream_len), \
+        (xfers), (nxfers), (msgs), (nmsgs))
 
 /**
  * Cuts the next segment: as much as fits in mss, one transfer range per
@@ -150,9 +156,16 @@ DW_EXTERN int dw_tcpopt_seg_next(dw_tcpopt_seg *sg, dw_tcpopt_segment *out);
  * segments; with out NULL and cap 0 only counts them. DW_ERR_NOSPACE when
  * cap is short, or the errors of dw_tcpopt_seg_init() and _next().
  */
-DW_EXTERN ssize_t dw_tcpopt_segment_stream_versioned(dw_tcpopt_segment *out, size_t cap, int settings_version, const dw_tcpopt_seg_settings *s, uint64_t stream_len, const dw_tcpopt_transfer *xfers, size_t nxfers, const uint64_t *msgs, size_t nmsgs);
+DW_EXTERN ssize_t dw_tcpopt_segment_stream_versioned(dw_tcpopt_segment *out, size_t cap,
+                                                     int settings_version,
+                                                     const dw_tcpopt_seg_settings *s,
+                                                     uint64_t stream_len,
+                                                     const dw_tcpopt_transfer *xfers,
+                                                     size_t nxfers, const uint64_t *msgs,
+                                                     size_t nmsgs);
 #define dw_tcpopt_segment_stream(out, cap, s, stream_len, xfers, nxfers, msgs, nmsgs) \
-    dw_tcpopt_segment_stream_versioned((out), (cap), DW_TCPOPT_SEG_SETTINGS_VERSION, (s), (stream_len), (xfers), (nxfers), (msgs), (nmsgs))
+    dw_tcpopt_segment_stream_versioned((out), (cap), DW_TCPOPT_SEG_SETTINGS_VERSION, (s), \
+        (stream_len), (xfers), (nxfers), (msgs), (nmsgs))
 
 #ifdef __cplusplus
 }

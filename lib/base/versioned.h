@@ -29,6 +29,12 @@
     _Static_assert(sizeof(T) - DW_V_END(T, f1) < _Alignof(T),                 \
                    #T " grew: add a version (lib/base/versioned.h)")
 
+/* Two versions: the second appended fields after f1, up to f2. */
+#define DW_VERSIONS_2(name, T, f1, f2)                                        \
+    static const size_t name[] = {DW_V_END(T, f1), DW_V_END(T, f2)};          \
+    _Static_assert(sizeof(T) - DW_V_END(T, f2) < _Alignof(T),                 \
+                   #T " grew: add a version (lib/base/versioned.h)")
+
 #define DW_NVERSIONS(name) ((int)(sizeof(name) / sizeof((name)[0])))
 
 /*

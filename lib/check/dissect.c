@@ -662,7 +662,9 @@ static int dissect_new_latest(dw_dissect **pD, const dw_dissect_settings *s,
     return 0;
 }
 
-int dw_dissect_new_versioned(dw_dissect **pD, int settings_version, const dw_dissect_settings *s, int callbacks_version, const dw_dissect_callbacks *cb, void *user_data)
+int dw_dissect_new_versioned(dw_dissect **pD, int settings_version,
+                             const dw_dissect_settings *s, int callbacks_version,
+                             const dw_dissect_callbacks *cb, void *user_data)
 {
     dw_dissect_settings s_cur;
     if (settings_version != DW_DISSECT_SETTINGS_VERSION)

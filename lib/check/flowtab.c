@@ -74,7 +74,9 @@ static int flowtab_new_latest(dw_flowtab **pt, const dw_flowtab_settings *s,
     return 0;
 }
 
-int dw_flowtab_new_versioned(dw_flowtab **pt, int settings_version, const dw_flowtab_settings *s, int callbacks_version, const dw_flowtab_callbacks *cb, void *user_data)
+int dw_flowtab_new_versioned(dw_flowtab **pt, int settings_version,
+                             const dw_flowtab_settings *s, int callbacks_version,
+                             const dw_flowtab_callbacks *cb, void *user_data)
 {
     dw_flowtab_settings s_cur;
     if (settings_version != DW_FLOWTAB_SETTINGS_VERSION)

@@ -70,7 +70,9 @@ static int ift_check_new_latest(dw_ift_check **pc, const dw_ift_check_settings *
     return 0;
 }
 
-int dw_ift_check_new_versioned(dw_ift_check **pc, int settings_version, const dw_ift_check_settings *settings, int callbacks_version, const dw_ift_check_callbacks *callbacks, void *user_data)
+int dw_ift_check_new_versioned(dw_ift_check **pc, int settings_version,
+                               const dw_ift_check_settings *settings, int callbacks_version,
+                               const dw_ift_check_callbacks *callbacks, void *user_data)
 {
     dw_ift_check_settings settings_cur;
     if (settings_version != DW_IFT_CHECK_SETTINGS_VERSION)

@@ -91,7 +91,9 @@ static int mpa_check_new_latest(dw_mpa_check **pc, const dw_mpa_check_settings *
     return 0;
 }
 
-int dw_mpa_check_new_versioned(dw_mpa_check **pc, int settings_version, const dw_mpa_check_settings *settings, int callbacks_version, const dw_mpa_check_callbacks *callbacks, void *user_data)
+int dw_mpa_check_new_versioned(dw_mpa_check **pc, int settings_version,
+                               const dw_mpa_check_settings *settings, int callbacks_version,
+                               const dw_mpa_check_callbacks *callbacks, void *user_data)
 {
     dw_mpa_check_settings settings_cur;
     if (settings_version != DW_MPA_CHECK_SETTINGS_VERSION)

@@ -66,7 +66,8 @@ static int rdma_check_new_latest(dw_rdma_check **pc, const dw_rdma_check_callbac
     return 0;
 }
 
-int dw_rdma_check_new_versioned(dw_rdma_check **pc, int callbacks_version, const dw_rdma_check_callbacks *cb, void *user_data)
+int dw_rdma_check_new_versioned(dw_rdma_check **pc, int callbacks_version,
+                                const dw_rdma_check_callbacks *cb, void *user_data)
 {
     dw_rdma_check_callbacks cb_cur = {0};
     int err = 0;

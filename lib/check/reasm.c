@@ -557,7 +557,9 @@ static int reasm_new_latest(dw_reasm **pr, const dw_reasm_settings *settings,
     return 0;
 }
 
-int dw_reasm_new_versioned(dw_reasm **pr, int settings_version, const dw_reasm_settings *settings, int callbacks_version, const dw_reasm_callbacks *callbacks, void *user_data)
+int dw_reasm_new_versioned(dw_reasm **pr, int settings_version,
+                           const dw_reasm_settings *settings, int callbacks_version,
+                           const dw_reasm_callbacks *callbacks, void *user_data)
 {
     dw_reasm_settings settings_cur;
     if (settings_version != DW_REASM_SETTINGS_VERSION)

@@ -43,7 +43,8 @@ static void fr_tx_settings_fill(dw_fr_tx_settings *s, dw_framing f)
     dw_ift_tx_settings_default(&s->ift);
 }
 
-int dw_fr_tx_settings_default_versioned(int settings_version, dw_fr_tx_settings *s, dw_framing f)
+int dw_fr_tx_settings_default_versioned(int settings_version, dw_fr_tx_settings *s,
+                                        dw_framing f)
 {
     dw_fr_tx_settings cur;
     fr_tx_settings_fill(&cur, f);
@@ -194,7 +195,8 @@ static void fr_rx_settings_fill(dw_fr_rx_settings *s, dw_framing f)
     s->buf_size = 65535;
 }
 
-int dw_fr_rx_settings_default_versioned(int settings_version, dw_fr_rx_settings *s, dw_framing f)
+int dw_fr_rx_settings_default_versioned(int settings_version, dw_fr_rx_settings *s,
+                                        dw_framing f)
 {
     dw_fr_rx_settings cur;
     fr_rx_settings_fill(&cur, f);
@@ -323,7 +325,9 @@ static int fr_rx_new_latest(dw_fr_rx **prx, const dw_fr_rx_settings *s,
     return 0;
 }
 
-int dw_fr_rx_new_versioned(dw_fr_rx **prx, int settings_version, const dw_fr_rx_settings *s, int callbacks_version, const dw_fr_rx_callbacks *cb, void *user_data)
+int dw_fr_rx_new_versioned(dw_fr_rx **prx, int settings_version, const dw_fr_rx_settings *s,
+                           int callbacks_version, const dw_fr_rx_callbacks *cb,
+                           void *user_data)
 {
     dw_fr_rx_settings s_cur;
     if (settings_version != DW_FR_RX_SETTINGS_VERSION)

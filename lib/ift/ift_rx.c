@@ -82,7 +82,9 @@ static int ift_rx_new_latest(dw_ift_rx **prx, const dw_ift_rx_settings *s,
     return 0;
 }
 
-int dw_ift_rx_new_versioned(dw_ift_rx **prx, int settings_version, const dw_ift_rx_settings *s, int callbacks_version, const dw_ift_rx_callbacks *cb, void *user_data)
+int dw_ift_rx_new_versioned(dw_ift_rx **prx, int settings_version, const dw_ift_rx_settings *s,
+                            int callbacks_version, const dw_ift_rx_callbacks *cb,
+                            void *user_data)
 {
     dw_ift_rx_settings s_cur;
     if (settings_version != DW_IFT_RX_SETTINGS_VERSION)

@@ -86,7 +86,9 @@ static int ipoib_node_new_latest(dw_ipoib_node **pn, const dw_ipoib_node_setting
     return 0;
 }
 
-int dw_ipoib_node_new_versioned(dw_ipoib_node **pn, int settings_version, const dw_ipoib_node_settings *s, int callbacks_version, const dw_ipoib_node_callbacks *cb, void *user_data)
+int dw_ipoib_node_new_versioned(dw_ipoib_node **pn, int settings_version,
+                                const dw_ipoib_node_settings *s, int callbacks_version,
+                                const dw_ipoib_node_callbacks *cb, void *user_data)
 {
     dw_ipoib_node_settings s_cur;
     if (settings_version != DW_IPOIB_NODE_SETTINGS_VERSION)

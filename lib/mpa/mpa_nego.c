@@ -130,7 +130,8 @@ static ssize_t mpa_nego_request_latest(const dw_mpa_nego_settings *s, uint8_t *o
                  we_enhance(s) ? &e : NULL, out, cap);
 }
 
-ssize_t dw_mpa_nego_request_versioned(int settings_version, const dw_mpa_nego_settings *s, uint8_t *out, size_t cap)
+ssize_t dw_mpa_nego_request_versioned(int settings_version, const dw_mpa_nego_settings *s,
+                                      uint8_t *out, size_t cap)
 {
     dw_mpa_nego_settings s_cur;
     if (settings_version != DW_MPA_NEGO_SETTINGS_VERSION)
@@ -244,7 +245,9 @@ static ssize_t mpa_nego_respond_latest(const dw_mpa_nego_settings *s, const uint
     return n;
 }
 
-ssize_t dw_mpa_nego_respond_versioned(int settings_version, const dw_mpa_nego_settings *s, const uint8_t *in, size_t len, uint8_t *reply, size_t cap, size_t *reply_len, dw_mpa_nego_result *res)
+ssize_t dw_mpa_nego_respond_versioned(int settings_version, const dw_mpa_nego_settings *s,
+                                      const uint8_t *in, size_t len, uint8_t *reply,
+                                      size_t cap, size_t *reply_len, dw_mpa_nego_result *res)
 {
     dw_mpa_nego_settings s_cur;
     if (settings_version != DW_MPA_NEGO_SETTINGS_VERSION)
@@ -302,7 +305,8 @@ static ssize_t mpa_nego_on_reply_latest(const dw_mpa_nego_settings *s, const uin
     return n;
 }
 
-ssize_t dw_mpa_nego_on_reply_versioned(int settings_version, const dw_mpa_nego_settings *s, const uint8_t *in, size_t len, dw_mpa_nego_result *res)
+ssize_t dw_mpa_nego_on_reply_versioned(int settings_version, const dw_mpa_nego_settings *s,
+                                       const uint8_t *in, size_t len, dw_mpa_nego_result *res)
 {
     dw_mpa_nego_settings s_cur;
     if (settings_version != DW_MPA_NEGO_SETTINGS_VERSION)

@@ -87,7 +87,9 @@ static int mpa_rx_new_latest(dw_mpa_rx **prx, const dw_mpa_rx_settings *settings
     return 0;
 }
 
-int dw_mpa_rx_new_versioned(dw_mpa_rx **prx, int settings_version, const dw_mpa_rx_settings *settings, int callbacks_version, const dw_mpa_rx_callbacks *cb, void *user_data)
+int dw_mpa_rx_new_versioned(dw_mpa_rx **prx, int settings_version,
+                            const dw_mpa_rx_settings *settings, int callbacks_version,
+                            const dw_mpa_rx_callbacks *cb, void *user_data)
 {
     dw_mpa_rx_settings settings_cur;
     if (settings_version != DW_MPA_RX_SETTINGS_VERSION)

@@ -130,7 +130,9 @@ static int mpa_seg_new_latest(dw_mpa_seg **pr, const dw_mpa_seg_settings *settin
     return 0;
 }
 
-int dw_mpa_seg_new_versioned(dw_mpa_seg **pr, int settings_version, const dw_mpa_seg_settings *settings, int callbacks_version, const dw_mpa_seg_callbacks *cb, void *user_data)
+int dw_mpa_seg_new_versioned(dw_mpa_seg **pr, int settings_version,
+                             const dw_mpa_seg_settings *settings, int callbacks_version,
+                             const dw_mpa_seg_callbacks *cb, void *user_data)
 {
     dw_mpa_seg_settings settings_cur;
     if (settings_version != DW_MPA_SEG_SETTINGS_VERSION)

@@ -73,7 +73,8 @@ static int mpa_tx_new_latest(dw_mpa_tx **ptx, const dw_mpa_tx_settings *settings
     return 0;
 }
 
-int dw_mpa_tx_new_versioned(dw_mpa_tx **ptx, int settings_version, const dw_mpa_tx_settings *settings)
+int dw_mpa_tx_new_versioned(dw_mpa_tx **ptx, int settings_version,
+                            const dw_mpa_tx_settings *settings)
 {
     dw_mpa_tx_settings settings_cur;
     if (settings_version != DW_MPA_TX_SETTINGS_VERSION)

@@ -110,7 +110,9 @@ static int qp_new_latest(dw_qp **pqp, const dw_qp_settings *settings,
     return 0;
 }
 
-int dw_qp_new_versioned(dw_qp **pqp, int settings_version, const dw_qp_settings *settings, int callbacks_version, const dw_qp_callbacks *callbacks, void *user_data)
+int dw_qp_new_versioned(dw_qp **pqp, int settings_version, const dw_qp_settings *settings,
+                        int callbacks_version, const dw_qp_callbacks *callbacks,
+                        void *user_data)
 {
     dw_qp_settings settings_cur;
     if (settings_version != DW_QP_SETTINGS_VERSION)

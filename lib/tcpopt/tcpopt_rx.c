@@ -162,7 +162,9 @@ static int tcpopt_rx_new_latest(dw_tcpopt_rx **prx, const dw_tcpopt_rx_settings 
     return 0;
 }
 
-int dw_tcpopt_rx_new_versioned(dw_tcpopt_rx **prx, int settings_version, const dw_tcpopt_rx_settings *settings, int callbacks_version, const dw_tcpopt_rx_callbacks *callbacks, void *user_data)
+int dw_tcpopt_rx_new_versioned(dw_tcpopt_rx **prx, int settings_version,
+                               const dw_tcpopt_rx_settings *settings, int callbacks_version,
+                               const dw_tcpopt_rx_callbacks *callbacks, void *user_data)
 {
     dw_tcpopt_rx_settings settings_cur;
     if (settings_version != DW_TCPOPT_RX_SETTINGS_VERSION)

@@ -108,7 +108,10 @@ static int tcpopt_seg_init_latest(dw_tcpopt_seg *sg, const dw_tcpopt_seg_setting
     return 0;
 }
 
-int dw_tcpopt_seg_init_versioned(dw_tcpopt_seg *sg, int settings_version, const dw_tcpopt_seg_settings *s, uint64_t stream_len, const dw_tcpopt_transfer *xfers, size_t nxfers, const uint64_t *msgs, size_t nmsgs)
+int dw_tcpopt_seg_init_versioned(dw_tcpopt_seg *sg, int settings_version,
+                                 const dw_tcpopt_seg_settings *s, uint64_t stream_len,
+                                 const dw_tcpopt_transfer *xfers, size_t nxfers,
+                                 const uint64_t *msgs, size_t nmsgs)
 {
     dw_tcpopt_seg_settings s_cur;
     if (settings_version != DW_TCPOPT_SEG_SETTINGS_VERSION)
@@ -233,7 +236,12 @@ static ssize_t tcpopt_segment_stream_latest(dw_tcpopt_segment *out, size_t cap,
     return rc ? rc : n;
 }
 
-ssize_t dw_tcpopt_segment_stream_versioned(dw_tcpopt_segment *out, size_t cap, int settings_version, const dw_tcpopt_seg_settings *s, uint64_t stream_len, const dw_tcpopt_transfer *xfers, size_t nxfers, const uint64_t *msgs, size_t nmsgs)
+ssize_t dw_tcpopt_segment_stream_versioned(dw_tcpopt_segment *out, size_t cap,
+                                           int settings_version,
+                                           const dw_tcpopt_seg_settings *s,
+                                           uint64_t stream_len,
+                                           const dw_tcpopt_transfer *xfers, size_t nxfers,
+                                           const uint64_t *msgs, size_t nmsgs)
 {
     dw_tcpopt_seg_settings s_cur;
     if (settings_version != DW_TCPOPT_SEG_SETTINGS_VERSION)
