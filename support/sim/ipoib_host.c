@@ -236,7 +236,7 @@ int dw_ipoib_fabric_mcast(dw_ipoib_fabric *f, int i, uint32_t group, size_t size
     return send_pkt(h, f->pkt, n);
 }
 
-const dw_ipoib_host_stats *dw_ipoib_fabric_host_stats(const dw_ipoib_fabric *f, int i)
+const dw_ipoib_host_stats *dw_ipoib_fabric_host_stats_get(const dw_ipoib_fabric *f, int i)
 {
     return host_at((dw_ipoib_fabric *)f, i) ? &f->hosts[i].st : NULL;
 }

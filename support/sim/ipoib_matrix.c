@@ -75,7 +75,7 @@ int dw_ipoib_kind_settings(size_t k, uint32_t ipv4, dw_ipoib_node_settings *s)
     return 0; /* QPN, GID and service QPNs: assigned by the fabric */
 }
 
-void dw_ipoib_pair_opts_default(dw_ipoib_pair_opts *o)
+void dw_ipoib_pair_settings_default(dw_ipoib_pair_settings *o)
 {
     memset(o, 0, sizeof *o);
     o->seed = 1;
@@ -96,8 +96,8 @@ static void collect(dw_ipoib_fabric *f, dw_ipoib_pair_result *r, uint32_t ipa, u
     r->mode_ba = pb.mode;
     r->mtu_ab = pa.mtu;
     r->mtu_ba = pb.mtu;
-    const dw_ipoib_host_stats *ha = dw_ipoib_fabric_host_stats(f, 0);
-    const dw_ipoib_host_stats *hb = dw_ipoib_fabric_host_stats(f, 1);
+    const dw_ipoib_host_stats *ha = dw_ipoib_fabric_host_stats_get(f, 0);
+    const dw_ipoib_host_stats *hb = dw_ipoib_fabric_host_stats_get(f, 1);
     r->echo_sent = ha->echo_sent;
     r->echo_replies = ha->echo_replies;
     r->bulk_sent = ha->bulk_sent;
@@ -115,15 +115,15 @@ static void collect(dw_ipoib_fabric *f, dw_ipoib_pair_result *r, uint32_t ipa, u
             !fs->ud_oversize && !fs->ring_full;
 }
 
-int dw_ipoib_pair_run(size_t a, size_t b, const dw_ipoib_pair_opts *o, dw_ipoib_pair_result *r)
+int dw_ipoib_pair_run(size_t a, size_t b, const dw_ipoib_pair_settings *o, dw_ipoib_pair_result *r)
 {
-    dw_ipoib_pair_opts d;
+    dw_ipoib_pair_settings d;
     dw_ipoib_node_settings sa, sb;
     const uint32_t ipa = 0x0A000001u, ipb = 0x0A000002u; /* 10.0.0.1, 10.0.0.2 */
     if (!r || dw_ipoib_kind_settings(a, ipa, &sa) || dw_ipoib_kind_settings(b, ipb, &sb))
         return DW_ERR_INVAL;
     if (!o) {
-        dw_ipoib_pair_opts_default(&d);
+        dw_ipoib_pair_settings_default(&d);
         o = &d;
     }
     dw_ipoib_fabric_settings fs;

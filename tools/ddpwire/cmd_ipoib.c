@@ -150,7 +150,7 @@ static int cmd_service_id(int argc, char **argv)
 /* ---- simulation ---- */
 
 typedef struct sim_opts {
-    dw_ipoib_pair_opts po;
+    dw_ipoib_pair_settings po;
     const char *pcap;
     const char *a, *b;
     int verbose;
@@ -198,7 +198,7 @@ static void result_head(void)
 static int cmd_matrix(int argc, char **argv)
 {
     sim_opts o = {0};
-    dw_ipoib_pair_opts_default(&o.po);
+    dw_ipoib_pair_settings_default(&o.po);
     int pr = sim_parse(&o, argc, argv, "ddpwire ipoib matrix", 0);
     if (pr != CLI_GO)
         return pr;
@@ -267,7 +267,7 @@ static int pcap_open(tap_ctx *t, const char *path)
 static int cmd_sim(int argc, char **argv, const char *pcap)
 {
     sim_opts o = {0};
-    dw_ipoib_pair_opts_default(&o.po);
+    dw_ipoib_pair_settings_default(&o.po);
     o.pcap = pcap;
     int pr = sim_parse(&o, argc, argv, "ddpwire ipoib sim", 1);
     if (pr != CLI_GO)

@@ -128,7 +128,7 @@ typedef struct dw_ipoib_host_stats {
     uint64_t send_errors;
 } dw_ipoib_host_stats;
 
-const dw_ipoib_host_stats *dw_ipoib_fabric_host_stats(const dw_ipoib_fabric *f, int host);
+const dw_ipoib_host_stats *dw_ipoib_fabric_host_stats_get(const dw_ipoib_fabric *f, int host);
 
 typedef struct dw_ipoib_fabric_stats {
     uint64_t steps, delivered, deferred;
@@ -162,7 +162,7 @@ int dw_ipoib_kind_find(const char *name);
 /** Settings of a kind for the host with the given IPv4 address. */
 int dw_ipoib_kind_settings(size_t kind, uint32_t ipv4, dw_ipoib_node_settings *s);
 
-typedef struct dw_ipoib_pair_opts {
+typedef struct dw_ipoib_pair_settings {
     uint64_t seed;
     unsigned pings;
     size_t ping_size;
@@ -172,10 +172,10 @@ typedef struct dw_ipoib_pair_opts {
     /** Optional: fabric callbacks (a pcap tap). */
     const dw_ipoib_fabric_callbacks *cb;
     void *cb_user_data;
-} dw_ipoib_pair_opts;
+} dw_ipoib_pair_settings;
 
 /** Defaults: 4 pings of 56 octets, 256 KiB bulk to port 5001, seed 1. */
-void dw_ipoib_pair_opts_default(dw_ipoib_pair_opts *o);
+void dw_ipoib_pair_settings_default(dw_ipoib_pair_settings *o);
 
 typedef struct dw_ipoib_pair_result {
     /** Links in use at the end: A to B, and B to A. */
@@ -194,7 +194,7 @@ typedef struct dw_ipoib_pair_result {
  * Runs one pair: host A (10.0.0.1) of kind a pings host B (10.0.0.2) of
  * kind b and sends it the bulk data; B's replies set up B's own link.
  */
-int dw_ipoib_pair_run(size_t a, size_t b, const dw_ipoib_pair_opts *o, dw_ipoib_pair_result *r);
+int dw_ipoib_pair_run(size_t a, size_t b, const dw_ipoib_pair_settings *o, dw_ipoib_pair_result *r);
 
 #ifdef __cplusplus
 }

@@ -60,8 +60,8 @@ static uint32_t expect_mtu(size_t a, size_t b, dw_ipoib_mode m)
 static void test_matrix_every_pair(void)
 {
     CHECK_EQ_U(dw_ipoib_kind_count(), NK);
-    dw_ipoib_pair_opts o;
-    dw_ipoib_pair_opts_default(&o);
+    dw_ipoib_pair_settings o;
+    dw_ipoib_pair_settings_default(&o);
     if (quick())
         o.bulk = 64u << 10;
     fprintf(stderr, "%-10s %-10s A>B  MTU    B>A  MTU    failed retries\n", "A", "B");
@@ -107,8 +107,8 @@ static void test_matrix_every_pair(void)
 
 static void test_matrix_seeds(void)
 {
-    dw_ipoib_pair_opts o;
-    dw_ipoib_pair_opts_default(&o);
+    dw_ipoib_pair_settings o;
+    dw_ipoib_pair_settings_default(&o);
     o.bulk = 32u << 10;
     o.defer_permille = 500;
     dw_ipoib_pair_result r1, r2;
@@ -211,8 +211,8 @@ static void start_traffic(dw_ipoib_fabric *f, uint64_t bulk)
 static void finish_traffic(dw_ipoib_fabric *f, uint64_t bulk)
 {
     dw_ipoib_fabric_run(f, 5000000);
-    const dw_ipoib_host_stats *a = dw_ipoib_fabric_host_stats(f, 0);
-    const dw_ipoib_host_stats *b = dw_ipoib_fabric_host_stats(f, 1);
+    const dw_ipoib_host_stats *a = dw_ipoib_fabric_host_stats_get(f, 0);
+    const dw_ipoib_host_stats *b = dw_ipoib_fabric_host_stats_get(f, 1);
     CHECK_EQ_U(a->echo_replies, 3);
     CHECK_EQ_U(b->bulk_rcvd, bulk);
     CHECK_EQ_U(b->bulk_pkts_rcvd, a->bulk_pkts_sent);
@@ -256,7 +256,7 @@ static void test_s32_rej_reason3_then_retry(void)
     CHECK(c.rej3 >= 1 && c.rej_mtu == 16384);
     dw_ipoib_peer_info p = peer(f, 0, IP_B);
     CHECK(p.mode == DW_IPOIB_MODE_RC && p.mtu == 16384 && p.mtu_retries == 1 && !p.failures);
-    CHECK_EQ_U(dw_ipoib_fabric_host_stats(f, 1)->max_rx_len, 16384);
+    CHECK_EQ_U(dw_ipoib_fabric_host_stats_get(f, 1)->max_rx_len, 16384);
     /* B's own link: A replies with its 4096, below B's minimum: B disconnects */
     p = peer(f, 1, IP_A);
     CHECK(p.state == DW_IPOIB_LINK_FAILED && p.mode == DW_IPOIB_MODE_UD && p.mtu == 2044);
@@ -288,7 +288,7 @@ static void test_s32_link_mtu_is_the_smaller(void)
     CHECK(peer(f, 0, IP_B).mtu == 9000 && peer(f, 1, IP_A).mtu == 9000);
     /* 3.2: the REQ's service ID is the first packet's (ICMP: all ICMP) */
     CHECK_EQ_U(c.req_sid, 0x0100000100000000ull);
-    CHECK_EQ_U(dw_ipoib_fabric_host_stats(f, 1)->max_rx_len, 9000);
+    CHECK_EQ_U(dw_ipoib_fabric_host_stats_get(f, 1)->max_rx_len, 9000);
     dw_ipoib_fabric_del(f);
 }
 
@@ -307,7 +307,7 @@ static void test_s31_one_qpn_per_service(void)
     CHECK(p.mode == DW_IPOIB_MODE_QPN && p.services_up == 2 && !p.failures);
     CHECK_EQ_U(c.sidr_sid[0], 0x0100000100000000ull);
     CHECK_EQ_U(c.sidr_sid[1], 0x0100001100001389ull);
-    const dw_ipoib_host_stats *hb = dw_ipoib_fabric_host_stats(f, 1);
+    const dw_ipoib_host_stats *hb = dw_ipoib_fabric_host_stats_get(f, 1);
     CHECK(hb->rx_via[DW_IPOIB_MODE_QPN] > 0 && hb->rx_via[DW_IPOIB_MODE_UD] > 0);
     CHECK(nst(f, 0).tx_qpn > 0 && nst(f, 1).rx_qpn == nst(f, 0).tx_qpn);
     /* the ARP QPN is still the default for the rest */
@@ -323,7 +323,7 @@ static void test_s33_no_packet_waits_for_a_link(void)
     dw_ipoib_node_settings a = kind("draft-rc", IP_A), b = kind("draft-rc", IP_B);
     dw_ipoib_fabric *f = mk(&c, &a, &b, 0);
     traffic(f, 300000);
-    const dw_ipoib_host_stats *hb = dw_ipoib_fabric_host_stats(f, 1);
+    const dw_ipoib_host_stats *hb = dw_ipoib_fabric_host_stats_get(f, 1);
     /* the first packets went over UD while the REQ was out; then RC */
     CHECK(hb->rx_via[DW_IPOIB_MODE_UD] > 0 && hb->rx_via[DW_IPOIB_MODE_RC] > 0);
     CHECK(hb->max_rx_len > 2044 && hb->max_rx_len <= 65520);
@@ -366,13 +366,13 @@ static void test_s33_ud_received_is_processed(void)
     uint8_t pkt[200];
     size_t n = udp_pkt(pkt, IP_A, IP_B, 200);
     dw_ipoib_node *na = dw_ipoib_fabric_node(f, 0);
-    uint64_t ud0 = dw_ipoib_fabric_host_stats(f, 1)->rx_via[DW_IPOIB_MODE_UD];
+    uint64_t ud0 = dw_ipoib_fabric_host_stats_get(f, 1)->rx_via[DW_IPOIB_MODE_UD];
     uint64_t del0 = nst(f, 1).delivered;
     /* unicast MAY go over UD although an RC link is up; B MUST process it */
     CHECK_EQ_U(dw_ipoib_node_send_via(na, IP_B, DW_IPOIB_TYPE_IPV4, pkt, n, DW_IPOIB_MODE_UD, 0),
                0);
     dw_ipoib_fabric_run(f, 1000);
-    CHECK_EQ_U(dw_ipoib_fabric_host_stats(f, 1)->rx_via[DW_IPOIB_MODE_UD], ud0 + 1);
+    CHECK_EQ_U(dw_ipoib_fabric_host_stats_get(f, 1)->rx_via[DW_IPOIB_MODE_UD], ud0 + 1);
     CHECK_EQ_U(nst(f, 1).delivered, del0 + 1);
     /* the sender's side of the rules */
     uint8_t arp[56] = {0, 32, 8, 0, 20, 4, 0, 1};
@@ -430,9 +430,9 @@ static void test_s33_multicast_over_ud(void)
     CHECK_EQ_U(dw_ipoib_fabric_mcast(f, 0, 0xFFFFFFFF, 300), 0);
     dw_ipoib_fabric_run(f, 1000);
     CHECK_EQ_U(c.ud_mcast, mc0 + 2);
-    CHECK_EQ_U(dw_ipoib_fabric_host_stats(f, 1)->mcast_rcvd, 2); /* though RC is up */
-    CHECK_EQ_U(dw_ipoib_fabric_host_stats(f, 2)->mcast_rcvd, 2);
-    CHECK_EQ_U(dw_ipoib_fabric_host_stats(f, 0)->mcast_rcvd, 0); /* not to the sender */
+    CHECK_EQ_U(dw_ipoib_fabric_host_stats_get(f, 1)->mcast_rcvd, 2); /* though RC is up */
+    CHECK_EQ_U(dw_ipoib_fabric_host_stats_get(f, 2)->mcast_rcvd, 2);
+    CHECK_EQ_U(dw_ipoib_fabric_host_stats_get(f, 0)->mcast_rcvd, 0); /* not to the sender */
     CHECK_EQ_U(dw_ipoib_fabric_mcast(f, 0, 0xE0000001, 2100), (ssize_t)DW_ERR_INVAL);
     dw_ipoib_fabric_del(f);
 }
@@ -557,7 +557,7 @@ static void test_s5_spoofed_arp_is_ignored(void)
     CHECK_EQ_U(dw_ipoib_fabric_ping(f, 0, IP_B, 3, 56), 0);
     inject_arp_reply(f, 2, &bogus, IP_B);
     dw_ipoib_fabric_run(f, 1000000);
-    CHECK_EQ_U(dw_ipoib_fabric_host_stats(f, 0)->echo_replies, 0);
+    CHECK_EQ_U(dw_ipoib_fabric_host_stats_get(f, 0)->echo_replies, 0);
     CHECK(dw_ipoib_fabric_stats_get(f)->unroutable > 0);
     dw_ipoib_fabric_del(f);
 }
@@ -652,7 +652,7 @@ static void test_arp_gives_up(void)
     dw_ipoib_fabric *f = mk(&c, &a, &b, 0);
     CHECK_EQ_U(dw_ipoib_fabric_ping(f, 0, 0x0A000009, 1, 56), 0);
     dw_ipoib_fabric_run(f, 1000000);
-    CHECK_EQ_U(dw_ipoib_fabric_host_stats(f, 0)->echo_replies, 0);
+    CHECK_EQ_U(dw_ipoib_fabric_host_stats_get(f, 0)->echo_replies, 0);
     CHECK_EQ_U(nst(f, 0).pend_dropped, 1);
     dw_ipoib_peer_info p;
     CHECK(dw_ipoib_node_peer(dw_ipoib_fabric_node(f, 0), 0x0A000009, &p) < 0); /* freed */
