@@ -629,7 +629,7 @@ int dw_dissect_settings_default_versioned(int settings_version, dw_dissect_setti
 }
 
 static int dissect_new_latest(dw_dissect **pD, const dw_dissect_settings *s,
-                   const dw_dissect_callbacks *cb, void *user_data)
+                              const dw_dissect_callbacks *cb, void *user_data)
 {
     dw_dissect_settings d;
     if (!pD)

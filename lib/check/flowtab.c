@@ -44,7 +44,7 @@ int dw_flowtab_settings_default_versioned(int settings_version, dw_flowtab_setti
 }
 
 static int flowtab_new_latest(dw_flowtab **pt, const dw_flowtab_settings *s,
-                   const dw_flowtab_callbacks *cb, void *user_data)
+                              const dw_flowtab_callbacks *cb, void *user_data)
 {
     dw_flowtab_settings d;
     if (!pt)

@@ -36,7 +36,7 @@ int dw_ift_check_settings_default_versioned(int settings_version, dw_ift_check_s
 }
 
 static int ift_check_new_latest(dw_ift_check **pc, const dw_ift_check_settings *settings,
-                     const dw_ift_check_callbacks *callbacks, void *user_data)
+                                const dw_ift_check_callbacks *callbacks, void *user_data)
 {
     dw_ift_check_settings def;
     if (!pc)

@@ -58,7 +58,7 @@ static enum dw_ck_state first_state(dw_mpa_check_start start)
 }
 
 static int mpa_check_new_latest(dw_mpa_check **pc, const dw_mpa_check_settings *settings,
-                     const dw_mpa_check_callbacks *callbacks, void *user_data)
+                                const dw_mpa_check_callbacks *callbacks, void *user_data)
 {
     dw_mpa_check_settings def;
     if (!pc)

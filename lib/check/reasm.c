@@ -533,7 +533,7 @@ int dw_reasm_settings_default_versioned(int settings_version, dw_reasm_settings 
 }
 
 static int reasm_new_latest(dw_reasm **pr, const dw_reasm_settings *settings,
-                 const dw_reasm_callbacks *callbacks, void *user_data)
+                            const dw_reasm_callbacks *callbacks, void *user_data)
 {
     dw_reasm_settings def;
     dw_reasm_settings_default(&def);

@@ -301,7 +301,7 @@ static int make_ift(dw_fr_rx *fr, const dw_ift_rx_settings *s, size_t buf_size)
 }
 
 static int fr_rx_new_latest(dw_fr_rx **prx, const dw_fr_rx_settings *s,
-                 const dw_fr_rx_callbacks *cb, void *user_data)
+                            const dw_fr_rx_callbacks *cb, void *user_data)
 {
     if (!prx || !s || !cb || !cb->on_pdu || (unsigned)s->framing > DW_FRAMING_IFT)
         return DW_ERR_INVAL;

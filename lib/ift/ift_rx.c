@@ -52,7 +52,7 @@ int dw_ift_rx_settings_default_versioned(int settings_version, dw_ift_rx_setting
 }
 
 static int ift_rx_new_latest(dw_ift_rx **prx, const dw_ift_rx_settings *s,
-                  const dw_ift_rx_callbacks *cb, void *user_data)
+                             const dw_ift_rx_callbacks *cb, void *user_data)
 {
     dw_ift_rx_settings def;
     if (!prx || !cb || !cb->on_end)

@@ -59,7 +59,7 @@ static int settings_ok(const dw_ipoib_node_settings *s)
 }
 
 static int ipoib_node_new_latest(dw_ipoib_node **pn, const dw_ipoib_node_settings *s,
-                      const dw_ipoib_node_callbacks *cb, void *user_data)
+                                 const dw_ipoib_node_callbacks *cb, void *user_data)
 {
     if (!pn || !s || !cb || !cb->send_ud || !cb->send_cm || !cb->send_conn || !cb->deliver ||
         !settings_ok(s))

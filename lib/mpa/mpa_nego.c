@@ -219,8 +219,8 @@ static void respond_enh(const dw_mpa_nego_settings *s, dw_mpa_nego_result *res)
 }
 
 static ssize_t mpa_nego_respond_latest(const dw_mpa_nego_settings *s, const uint8_t *in,
-                            size_t len, uint8_t *reply, size_t cap,
-                            size_t *reply_len, dw_mpa_nego_result *res)
+                                       size_t len, uint8_t *reply, size_t cap,
+                                       size_t *reply_len, dw_mpa_nego_result *res)
 {
     if (!s || !reply_len)
         return DW_ERR_INVAL;
@@ -289,7 +289,7 @@ static void reply_enh(const dw_mpa_nego_settings *s, dw_mpa_nego_result *res)
 }
 
 static ssize_t mpa_nego_on_reply_latest(const dw_mpa_nego_settings *s, const uint8_t *in,
-                             size_t len, dw_mpa_nego_result *res)
+                                        size_t len, dw_mpa_nego_result *res)
 {
     if (!s)
         return DW_ERR_INVAL;

@@ -60,7 +60,7 @@ int dw_mpa_rx_settings_default_versioned(int settings_version, dw_mpa_rx_setting
 }
 
 static int mpa_rx_new_latest(dw_mpa_rx **prx, const dw_mpa_rx_settings *settings,
-                  const dw_mpa_rx_callbacks *cb, void *user_data)
+                             const dw_mpa_rx_callbacks *cb, void *user_data)
 {
     dw_mpa_rx_settings def;
     if (!prx || !cb || !cb->on_ulpdu)

@@ -91,7 +91,7 @@ static uint8_t *align64(void *p)
 }
 
 static int mpa_seg_new_latest(dw_mpa_seg **pr, const dw_mpa_seg_settings *settings,
-                   const dw_mpa_seg_callbacks *cb, void *user_data)
+                              const dw_mpa_seg_callbacks *cb, void *user_data)
 {
     dw_mpa_seg_settings def;
     if (!pr || !cb || !cb->on_place)

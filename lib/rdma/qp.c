@@ -79,7 +79,7 @@ static int mulpdu_ok(uint32_t m)
 }
 
 static int qp_new_latest(dw_qp **pqp, const dw_qp_settings *settings,
-              const dw_qp_callbacks *callbacks, void *user_data)
+                         const dw_qp_callbacks *callbacks, void *user_data)
 {
     dw_qp_settings d;
     if (!settings)

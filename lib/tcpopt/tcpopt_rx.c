@@ -128,7 +128,7 @@ static uint64_t pow2_at_least(uint64_t n)
 }
 
 static int tcpopt_rx_new_latest(dw_tcpopt_rx **prx, const dw_tcpopt_rx_settings *settings,
-                     const dw_tcpopt_rx_callbacks *callbacks, void *user_data)
+                                const dw_tcpopt_rx_callbacks *callbacks, void *user_data)
 {
     dw_tcpopt_rx_settings s;
     if (settings)

@@ -87,8 +87,8 @@ static void enter_xfer(seg_state *sg)
 }
 
 static int tcpopt_seg_init_latest(dw_tcpopt_seg *sg, const dw_tcpopt_seg_settings *s,
-                       uint64_t stream_len, const dw_tcpopt_transfer *xfers,
-                       size_t nxfers, const uint64_t *msgs, size_t nmsgs)
+                                  uint64_t stream_len, const dw_tcpopt_transfer *xfers,
+                                  size_t nxfers, const uint64_t *msgs, size_t nmsgs)
 {
     if (!sg || !s || (!xfers && nxfers) || (!msgs && nmsgs) || s->mss < 1 ||
         s->mss > 65535 || (unsigned)s->policy > DW_TCPOPT_SEG_PACKED)
@@ -212,10 +212,10 @@ int dw_tcpopt_seg_next(dw_tcpopt_seg *sg, dw_tcpopt_segment *out)
 }
 
 static ssize_t tcpopt_segment_stream_latest(dw_tcpopt_segment *out, size_t cap,
-                                 const dw_tcpopt_seg_settings *s,
-                                 uint64_t stream_len,
-                                 const dw_tcpopt_transfer *xfers, size_t nxfers,
-                                 const uint64_t *msgs, size_t nmsgs)
+                                            const dw_tcpopt_seg_settings *s,
+                                            uint64_t stream_len,
+                                            const dw_tcpopt_transfer *xfers, size_t nxfers,
+                                            const uint64_t *msgs, size_t nmsgs)
 {
     if (!out && cap)
         return DW_ERR_INVAL;
