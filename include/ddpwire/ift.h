@@ -334,9 +334,10 @@ DW_EXTERN ssize_t dw_ift_rx_feed(dw_ift_rx *rx, const void *in, size_t len);
 
 /**
  * The transport reports that the stream ended, was reset, timed out or
- * was lost (reason, passed back in the error). Reports DW_IFT_ERR_CLOSED through on_error, clean when between
- * frames, unless an error was already reported. Returns 0 when clean,
- * else DW_ERR_PROTO; DW_ERR_INVAL for NULL.
+ * was lost (reason, passed back in the error). Reports DW_IFT_ERR_CLOSED
+ * through on_error, clean when between frames, unless an error was
+ * already reported. Returns 0 when clean, else DW_ERR_PROTO; DW_ERR_INVAL
+ * for NULL.
  */
 DW_EXTERN int dw_ift_rx_close(dw_ift_rx *rx, dw_close_reason reason);
 
