@@ -327,7 +327,7 @@ static int framing(void *out, const char *name, const char *v)
     return 0;
 }
 
-int cli_sock_valid(const char *prog, const dw_sock_opts *o)
+int cli_sock_valid(const char *prog, const dw_sock_settings *o)
 {
     if (o->framing == DW_FRAMING_IFT && o->startup == DW_SOCK_NEGOTIATE) {
         fprintf(stderr, "%s: --framing ift has no negotiated start-up (use --startup "
@@ -339,7 +339,7 @@ int cli_sock_valid(const char *prog, const dw_sock_opts *o)
 
 int cli_sock_option(void *sock_opts, int argc, char **argv, int *i)
 {
-    dw_sock_opts *o = sock_opts;
+    dw_sock_settings *o = sock_opts;
     const cli_opt t[] = {
         CLI_SET("--no-markers", &o->markers, 0),
         CLI_ONOFF("--markers", &o->markers),

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* The connection's state, shared by conn.c (life, sending) and conn_rx.c
+ * (start-up, receiving). */
+#ifndef DW_CONN_CONN_INT_H
+#define DW_CONN_CONN_INT_H
+
+#include <ddpwire/conn.h>
+
+#define DW_CONN_PEER_MAX (DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX)
+#define DW_CONN_CTRL_MAX (DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX + DW_MPA_ENH_LEN)
+
+struct dw_conn {
+    dw_conn_settings s;
+    dw_conn_callbacks cb;
+    void *user_data;
+    dw_conn_info info;
+    dw_conn_stats st;
+    dw_fr_tx *tx;
+    dw_fr_rx *rx;
+    int ready;             /* MPA mode */
+    int err;               /* the error the connection failed with, or 0 */
+    int empty;             /* the peer sent an empty MPA record */
+    int stop;              /* on_pdu asked dw_conn_recv to return */
+    unsigned zero_seen;    /* immediate mode: octets of the first marker checked */
+    uint64_t frame_end;    /* stream offset after the last delivered record */
+    uint8_t *asmb;         /* reassembly buffer, allocated when needed */
+    size_t asmb_cap;
+    size_t have;           /* octets of the peer's start-up frame in peer */
+    uint8_t peer[DW_CONN_PEER_MAX];
+    uint8_t ctrl[DW_CONN_CTRL_MAX]; /* our start-up frame, to send */
+    size_t ctrl_at, ctrl_len;
+    uint8_t pd[DW_MPA_STARTUP_PD_MAX]; /* our private data (a copy) */
+};
+
+/* conn.c: the sender and receiver for what was agreed; MPA mode. */
+int dw_conn_enter_mpa(dw_conn *c);
+
+/* The framing receiver (for the socket adapter's callbacks, which hand
+ * it to the user's dw_fr_rx_callbacks). */
+dw_fr_rx *dw_conn_fr_rx(dw_conn *c);
+
+#endif
