@@ -22,7 +22,7 @@
 static void help(void)
 {
     printf("usage: ddpwire listen [ADDR:]PORT [--records] [--keep-open] [--echo]\n"
-           "                      [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers] [--no-crc]\n"
+           "                      [--framing mpa|ift] [--startup immediate|negotiate] [--mpa-rev 1|2] [--no-markers] [--no-crc]\n"
            "                      [--pack] [--timeout MS] [-q|--quiet] [-v|--verbose]\n"
            "       ddpwire listen [ADDR:]PORT --keep-open [--echo] [--max-conns N] [--out-limit N]\n"
            "                      [--startup-timeout MS] [--frame-timeout MS] [--idle-timeout MS]\n"

@@ -19,7 +19,7 @@
 static void help(void)
 {
     printf("usage: ddpwire send HOST:PORT [FILE|-] [--record-size N] [--records-out FILE]\n"
-           "                    [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers] [--no-crc]\n"
+           "                    [--framing mpa|ift] [--startup immediate|negotiate] [--mpa-rev 1|2] [--no-markers] [--no-crc]\n"
            "                    [--pack] [--timeout MS] [-s|--source ADDR] [-q|--quiet] [-v|--verbose]\n"
            "       ddpwire send HOST PORT [FILE|-] ...\n"
            "Connects to an MPA listener and sends the input, then closes and waits for\n"
