@@ -31,7 +31,8 @@ static int on_pdu(dw_conn *c, const uint8_t *hdr, size_t hlen, const uint8_t *d,
 {
     side *s = u;
     (void)c, (void)off;
-    memcpy(s->got + s->got_len, hdr, hlen);
+    if (hlen)
+        memcpy(s->got + s->got_len, hdr, hlen);
     memcpy(s->got + s->got_len + hlen, d, len);
     s->got_len += hlen + len;
     if (s->nrec < 256)
