@@ -115,8 +115,9 @@ typedef struct dw_conn_callbacks {
  * Creates a connection. Immediate start-up: in MPA mode at once. Negotiate:
  * an initiator's request waits in dw_conn_send_pending(). Allocates the
  * object, its start-up buffers and (immediate) the sender and receiver;
- * negotiated ones are created when the start-up completes. Returns 0,
- * DW_ERR_INVAL (no on_pdu, bad settings), DW_ERR_UNSUPPORTED (IFT with
+ * negotiated ones are created when the start-up completes (the start-up
+ * buffers, about 1.6 KiB, are allocated for a negotiated start-up only).
+ * Returns 0, DW_ERR_INVAL (no on_pdu, bad settings), DW_ERR_UNSUPPORTED (IFT with
  * negotiated start-up), DW_ERR_TOO_LONG (private data) or DW_ERR_NOMEM.
  */
 DW_EXTERN int dw_conn_new(dw_conn **pc, const dw_conn_settings *settings,

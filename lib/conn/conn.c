@@ -47,6 +47,17 @@ static int check(const dw_conn_settings *s, const dw_conn_callbacks *cb)
     return s->pd_len && !s->pd ? DW_ERR_INVAL : 0;
 }
 
+/* Negotiate: the start-up buffers, and our private data copied there. */
+static int copy_pd(dw_conn *c, const dw_conn_settings *s)
+{
+    if (!(c->su = dw_mem_malloc(c->s.mem, sizeof *c->su)))
+        return DW_ERR_NOMEM;
+    if (s->pd_len)
+        memcpy(c->su->pd, s->pd, s->pd_len);
+    c->s.pd = c->su->pd;
+    return 0;
+}
+
 int dw_conn_new(dw_conn **pc, const dw_conn_settings *settings,
                 const dw_conn_callbacks *callbacks, void *user_data)
 {
@@ -63,11 +74,11 @@ int dw_conn_new(dw_conn **pc, const dw_conn_settings *settings,
     sizes(&c->s);
     c->cb = *callbacks;
     c->user_data = user_data;
-    if (c->s.pd_len)
-        memcpy(c->pd, c->s.pd, c->s.pd_len);
-    c->s.pd = c->pd;
     c->info.framing = c->s.framing;
-    rc = dw_conn_start(c);
+    c->s.pd = NULL; /* immediate: none; negotiate: our copy */
+    rc = c->s.startup == DW_CONN_NEGOTIATE ? copy_pd(c, settings) : 0;
+    if (!rc)
+        rc = dw_conn_start(c);
     if (rc) {
         dw_conn_del(c);
         return rc;
@@ -83,6 +94,7 @@ void dw_conn_del(dw_conn *c)
     dw_fr_tx_del(c->tx);
     dw_fr_rx_del(c->rx);
     dw_mem_free(c->s.mem, c->asmb);
+    dw_mem_free(c->s.mem, c->su);
     dw_mem_free(c->s.mem, c);
 }
 
@@ -136,7 +148,7 @@ int dw_conn_failed(const dw_conn *c)
 
 size_t dw_conn_send_pending(const dw_conn *c, const uint8_t **p)
 {
-    *p = c->ctrl + c->ctrl_at;
+    *p = c->su ? c->su->ctrl + c->ctrl_at : NULL;
     return c->ctrl_len - c->ctrl_at;
 }
 

@@ -9,6 +9,14 @@
 #define DW_CONN_PEER_MAX (DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX)
 #define DW_CONN_CTRL_MAX (DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX + DW_MPA_ENH_LEN)
 
+/* What only a negotiated start-up needs (allocated for it alone, so an
+ * immediate connection, such as each of a server's many, does not pay). */
+typedef struct dw_conn_su {
+    uint8_t peer[DW_CONN_PEER_MAX]; /* the peer's start-up frame */
+    uint8_t ctrl[DW_CONN_CTRL_MAX]; /* our start-up frame, to send */
+    uint8_t pd[DW_MPA_STARTUP_PD_MAX]; /* our private data (a copy) */
+} dw_conn_su;
+
 struct dw_conn {
     dw_conn_settings s;
     dw_conn_callbacks cb;
@@ -25,11 +33,9 @@ struct dw_conn {
     uint64_t frame_end;    /* stream offset after the last delivered record */
     uint8_t *asmb;         /* reassembly buffer, allocated when needed */
     size_t asmb_cap;
-    size_t have;           /* octets of the peer's start-up frame in peer */
-    uint8_t peer[DW_CONN_PEER_MAX];
-    uint8_t ctrl[DW_CONN_CTRL_MAX]; /* our start-up frame, to send */
-    size_t ctrl_at, ctrl_len;
-    uint8_t pd[DW_MPA_STARTUP_PD_MAX]; /* our private data (a copy) */
+    dw_conn_su *su;        /* negotiated start-up only */
+    size_t have;           /* octets of the peer's start-up frame in su->peer */
+    size_t ctrl_at, ctrl_len; /* su->ctrl[ctrl_at..ctrl_len) to send */
 };
 
 /* conn.c: the sender and receiver for what was agreed; MPA mode. */

@@ -100,7 +100,8 @@ static void take_pending(side *s, uint8_t *out, size_t *len)
 {
     const uint8_t *p;
     size_t n = dw_conn_send_pending(s->c, &p);
-    memcpy(out + *len, p, n);
+    if (n)
+        memcpy(out + *len, p, n);
     *len += n;
     dw_conn_send_consume(s->c, n);
 }
