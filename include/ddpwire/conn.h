@@ -116,7 +116,8 @@ typedef struct dw_conn_callbacks {
  * an initiator's request waits in dw_conn_send_pending(). Allocates the
  * object, its start-up buffers and (immediate) the sender and receiver;
  * negotiated ones are created when the start-up completes (the start-up
- * buffers, about 1.6 KiB, are allocated for a negotiated start-up only).
+ * buffers are allocated for a negotiated start-up only, and all but the
+ * peer's frame freed once in MPA mode with our frame sent).
  * Returns 0, DW_ERR_INVAL (no on_pdu, bad settings), DW_ERR_UNSUPPORTED (IFT with
  * negotiated start-up), DW_ERR_TOO_LONG (private data) or DW_ERR_NOMEM.
  */

@@ -50,7 +50,8 @@ static int check(const dw_conn_settings *s, const dw_conn_callbacks *cb)
 /* Negotiate: the start-up buffers, and our private data copied there. */
 static int copy_pd(dw_conn *c, const dw_conn_settings *s)
 {
-    if (!(c->su = dw_mem_malloc(c->s.mem, sizeof *c->su)))
+    if (!(c->su = dw_mem_malloc(c->s.mem, sizeof *c->su)) ||
+        !(c->peer = dw_mem_malloc(c->s.mem, DW_CONN_PEER_MAX)))
         return DW_ERR_NOMEM;
     if (s->pd_len)
         memcpy(c->su->pd, s->pd, s->pd_len);
@@ -95,6 +96,7 @@ void dw_conn_del(dw_conn *c)
     dw_fr_rx_del(c->rx);
     dw_mem_free(c->s.mem, c->asmb);
     dw_mem_free(c->s.mem, c->su);
+    dw_mem_free(c->s.mem, c->peer);
     dw_mem_free(c->s.mem, c);
 }
 
@@ -124,7 +126,17 @@ int dw_conn_enter_mpa(dw_conn *c)
         dw_fr_tx_set_emss(c->tx, c->info.emss);
     c->info.mulpdu = (uint32_t)dw_fr_tx_max_pdu(c->tx);
     c->ready = 1;
+    dw_conn_su_done(c);
     return 0;
+}
+
+void dw_conn_su_done(dw_conn *c)
+{
+    if (!c->su || !c->ready || c->ctrl_len)
+        return;
+    dw_mem_free(c->s.mem, c->su);
+    c->su = NULL;
+    c->s.pd = NULL, c->s.pd_len = 0;
 }
 
 dw_fr_rx *dw_conn_fr_rx(dw_conn *c)
@@ -156,8 +168,10 @@ void dw_conn_send_consume(dw_conn *c, size_t n)
 {
     size_t left = c->ctrl_len - c->ctrl_at;
     c->ctrl_at += n < left ? n : left;
-    if (c->ctrl_at == c->ctrl_len)
+    if (c->ctrl_at == c->ctrl_len) {
         c->ctrl_at = c->ctrl_len = 0;
+        dw_conn_su_done(c);
+    }
 }
 
 /* Frames may be made: MPA mode and the start-up octets gone. A failed

@@ -9,10 +9,9 @@
 #define DW_CONN_PEER_MAX (DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX)
 #define DW_CONN_CTRL_MAX (DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX + DW_MPA_ENH_LEN)
 
-/* What only a negotiated start-up needs (allocated for it alone, so an
- * immediate connection, such as each of a server's many, does not pay). */
+/* What a negotiated start-up needs only until MPA mode (allocated for it
+ * alone, freed once in MPA mode with our frame sent). */
 typedef struct dw_conn_su {
-    uint8_t peer[DW_CONN_PEER_MAX]; /* the peer's start-up frame */
     uint8_t ctrl[DW_CONN_CTRL_MAX]; /* our start-up frame, to send */
     uint8_t pd[DW_MPA_STARTUP_PD_MAX]; /* our private data (a copy) */
 } dw_conn_su;
@@ -33,13 +32,17 @@ struct dw_conn {
     uint64_t frame_end;    /* stream offset after the last delivered record */
     uint8_t *asmb;         /* reassembly buffer, allocated when needed */
     size_t asmb_cap;
-    dw_conn_su *su;        /* negotiated start-up only */
-    size_t have;           /* octets of the peer's start-up frame in su->peer */
+    dw_conn_su *su;        /* negotiated start-up, until MPA mode */
+    uint8_t *peer;         /* negotiated: the peer's frame (DW_CONN_PEER_MAX) */
+    size_t have;           /* octets of the peer's frame in peer */
     size_t ctrl_at, ctrl_len; /* su->ctrl[ctrl_at..ctrl_len) to send */
 };
 
 /* conn.c: the sender and receiver for what was agreed; MPA mode. */
 int dw_conn_enter_mpa(dw_conn *c);
+
+/* conn.c: frees the start-up's own buffers once in MPA mode, frame sent. */
+void dw_conn_su_done(dw_conn *c);
 
 /* The framing receiver (for the socket adapter's callbacks, which hand
  * it to the user's dw_fr_rx_callbacks). */

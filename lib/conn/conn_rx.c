@@ -53,7 +53,7 @@ int dw_conn_start(dw_conn *c)
 static void keep_peer(dw_conn *c, const dw_mpa_nego_result *r)
 {
     c->info.peer = r->peer;
-    c->info.peer.pd = c->su->peer + DW_MPA_STARTUP_HDR_LEN;
+    c->info.peer.pd = c->peer + DW_MPA_STARTUP_HDR_LEN;
     c->info.tx_markers = r->tx_markers;
     c->info.rx_markers = r->rx_markers;
     c->info.crc = r->crc;
@@ -65,7 +65,7 @@ static void keep_peer(dw_conn *c, const dw_mpa_nego_result *r)
     c->info.reason = r->reason;
 }
 
-/* The peer's frame, whole in su->peer[0..n): judged; a responder's reply
+/* The peer's frame, whole in peer[0..n): judged; a responder's reply
  * (accepting or not) waits to be sent; MPA mode when accepted. */
 static int judged(dw_conn *c, const dw_mpa_nego_result *r, const uint8_t *reply, size_t rlen)
 {
@@ -85,9 +85,9 @@ static int judged(dw_conn *c, const dw_mpa_nego_result *r, const uint8_t *reply,
  * octet). Returns the octets of in that belonged to the frame. */
 static ssize_t startup_feed(dw_conn *c, const uint8_t *in, size_t len)
 {
-    size_t before = c->have, take = sizeof c->su->peer - c->have;
+    size_t before = c->have, take = DW_CONN_PEER_MAX - c->have;
     take = len < take ? len : take;
-    memcpy(c->su->peer + c->have, in, take);
+    memcpy(c->peer + c->have, in, take);
     c->have += take;
     dw_mpa_nego_settings ns;
     dw_mpa_nego_result r;
@@ -95,10 +95,10 @@ static ssize_t startup_feed(dw_conn *c, const uint8_t *in, size_t len)
     size_t rlen = 0;
     nego_settings(c, &ns);
     ssize_t n = c->s.initiator
-                    ? dw_mpa_nego_on_reply(&ns, c->su->peer, c->have, &r)
-                    : dw_mpa_nego_respond(&ns, c->su->peer, c->have, reply, sizeof reply,
+                    ? dw_mpa_nego_on_reply(&ns, c->peer, c->have, &r)
+                    : dw_mpa_nego_respond(&ns, c->peer, c->have, reply, sizeof reply,
                                           &rlen, &r);
-    if (n == DW_ERR_NEED_MORE && c->have < sizeof c->su->peer) {
+    if (n == DW_ERR_NEED_MORE && c->have < DW_CONN_PEER_MAX) {
         c->st.startup_in += take;
         return (ssize_t)take;
     }
