@@ -60,9 +60,8 @@ for c in "${cases[@]}"; do
     check "grep -qF '$want' '$T/u.err'" "$name: server start-up reported: $(sed -n 2p "$T/u.err")"
   done
 done
-# a refused start-up: the io_uring client asks for markers, a listener that
-# will not send them... ddpwire has no such switch; instead a mismatch of
-# start-up forms must fail on both sides, not hang or deliver
+# start-up forms that differ (immediate client, negotiating listener): both
+# sides fail (an enablement error at the listener), nothing is delivered
 port=$(pick_port)
 "$D" listen "127.0.0.1:$port" --startup negotiate --timeout 3000 -q > "$T/got" 2> /dev/null & lp=$!
 wait_listen "$port" || true
