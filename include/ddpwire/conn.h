@@ -89,9 +89,14 @@ typedef struct dw_conn_settings {
     const dw_mem *mem;
 } dw_conn_settings;
 
+/** The layout of dw_conn_settings this header describes (see <ddpwire/common.h>). */
+#define DW_CONN_SETTINGS_VERSION 1
+
 /** Defaults: MPA, immediate, responder, markers and CRC, allow markers,
  *  aligned, revision 1 (enhanced on for revision 2, IRD 1, ORD 1). */
-DW_EXTERN void dw_conn_settings_default(dw_conn_settings *s);
+DW_EXTERN int dw_conn_settings_default_versioned(int settings_version, dw_conn_settings *s);
+#define dw_conn_settings_default(s) \
+    dw_conn_settings_default_versioned(DW_CONN_SETTINGS_VERSION, (s))
 
 typedef struct dw_conn dw_conn;
 
@@ -111,6 +116,9 @@ typedef struct dw_conn_callbacks {
     uint8_t *(*get_buffer)(dw_conn *c, size_t len, void *user_data);
 } dw_conn_callbacks;
 
+/** The layout of dw_conn_callbacks this header describes (see <ddpwire/common.h>). */
+#define DW_CONN_CALLBACKS_VERSION 1
+
 /**
  * Creates a connection. Immediate start-up: in MPA mode at once. Negotiate:
  * an initiator's request waits in dw_conn_send_pending(). Allocates the
@@ -121,8 +129,12 @@ typedef struct dw_conn_callbacks {
  * Returns 0, DW_ERR_INVAL (no on_pdu, bad settings), DW_ERR_UNSUPPORTED (IFT with
  * negotiated start-up), DW_ERR_TOO_LONG (private data) or DW_ERR_NOMEM.
  */
-DW_EXTERN int dw_conn_new(dw_conn **pc, const dw_conn_settings *settings,
-                          const dw_conn_callbacks *callbacks, void *user_data);
+DW_EXTERN int dw_conn_new_versioned(dw_conn **pc, int settings_version,
+                                    const dw_conn_settings *settings, int callbacks_version,
+                                    const dw_conn_callbacks *callbacks, void *user_data);
+#define dw_conn_new(pc, settings, callbacks, user_data) \
+    dw_conn_new_versioned((pc), DW_CONN_SETTINGS_VERSION, (settings), \
+        DW_CONN_CALLBACKS_VERSION, (callbacks), (user_data))
 
 /** Frees a connection; NULL is allowed. */
 DW_EXTERN void dw_conn_del(dw_conn *c);

@@ -5,6 +5,10 @@
 
 #include "base/mem.h"
 #include "conn/conn_int.h"
+#include "base/versioned.h"
+
+DW_VERSIONS_1(conn_callbacks_v, dw_conn_callbacks, get_buffer);
+DW_VERSIONS_1(conn_settings_v, dw_conn_settings, mem);
 
 /* conn_rx.c: the receiver's callbacks, and the request of an initiator. */
 int dw_conn_rx_on_pdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *d,
@@ -13,7 +17,7 @@ void dw_conn_rx_on_error(dw_fr_rx *rx, const dw_fr_error *e, void *u);
 uint8_t *dw_conn_rx_get_buffer(dw_fr_rx *rx, size_t len, void *u);
 int dw_conn_start(dw_conn *c);
 
-void dw_conn_settings_default(dw_conn_settings *s)
+static void conn_settings_fill(dw_conn_settings *s)
 {
     memset(s, 0, sizeof *s);
     s->framing = DW_FRAMING_MPA;
@@ -23,6 +27,13 @@ void dw_conn_settings_default(dw_conn_settings *s)
     s->rev = 1;
     s->enhanced = 1;
     s->ird = s->ord = 1;
+}
+
+int dw_conn_settings_default_versioned(int settings_version, dw_conn_settings *s)
+{
+    dw_conn_settings cur;
+    conn_settings_fill(&cur);
+    return DW_VERSIONED_OUT(s, cur, settings_version, conn_settings_v);
 }
 
 /* The defaults and floors of the memory settings. */
@@ -59,8 +70,8 @@ static int copy_pd(dw_conn *c, const dw_conn_settings *s)
     return 0;
 }
 
-int dw_conn_new(dw_conn **pc, const dw_conn_settings *settings,
-                const dw_conn_callbacks *callbacks, void *user_data)
+static int conn_new_latest(dw_conn **pc, const dw_conn_settings *settings,
+                           const dw_conn_callbacks *callbacks, void *user_data)
 {
     if (!pc)
         return DW_ERR_INVAL;
@@ -86,6 +97,22 @@ int dw_conn_new(dw_conn **pc, const dw_conn_settings *settings,
     }
     *pc = c;
     return 0;
+}
+
+int dw_conn_new_versioned(dw_conn **pc, int settings_version, const dw_conn_settings *settings,
+                          int callbacks_version, const dw_conn_callbacks *callbacks,
+                          void *user_data)
+{
+    dw_conn_settings settings_cur;
+    if (settings_version != DW_CONN_SETTINGS_VERSION)
+        dw_conn_settings_default(&settings_cur);
+    dw_conn_callbacks callbacks_cur = {0};
+    int err = 0;
+    DW_VERSIONED_IN(settings, settings_cur, settings_version, conn_settings_v, err);
+    DW_VERSIONED_IN(callbacks, callbacks_cur, callbacks_version, conn_callbacks_v, err);
+    if (err)
+        return err;
+    return conn_new_latest(pc, settings, callbacks, user_data);
 }
 
 void dw_conn_del(dw_conn *c)
