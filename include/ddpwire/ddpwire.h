@@ -13,6 +13,7 @@
  *   outq.h         an output queue of frames (the adapter's non-blocking sends)
  *   ddp.h, rdmap.h DDP and RDMAP codecs
  *   qp.h           a sans-I/O queue pair (Send, Write, Read, Terminate)
+ *   nvmeof.h       NVMe over Fabrics (RDMA transport): codecs and a host
  *   tcpopt.h       the TCP RDMA option (kind 25)
  *   ipoib.h        IPoIB capability codecs and rules
  *   ipoib_node.h   a sans-I/O IPoIB interface
@@ -38,6 +39,7 @@
 #include <ddpwire/ddp.h>
 #include <ddpwire/rdmap.h>
 #include <ddpwire/qp.h>
+#include <ddpwire/nvmeof.h>
 #include <ddpwire/tcpopt.h>
 #include <ddpwire/ipoib.h>
 #include <ddpwire/ipoib_node.h>
