@@ -31,6 +31,8 @@
 #   SIW_MEM       guest memory in MiB (default 1536)
 #   SIW_SHARE     a host folder the guest mounts as /share (virtio 9p; needs the
 #                 modules 9p and 9pnet_virtio in SIW_MODS)
+#   SIW_FWD       one more host port forwarded to the guest, as qemu's hostfwd
+#                 (e.g. tcp:127.0.0.1:14420-10.0.2.15:4420 for nvmet's port)
 # The cache is rebuilt when these build settings change (build.cfg).
 set -euo pipefail
 # shellcheck source=scripts/lib_apt.sh
@@ -238,7 +240,7 @@ boot() {
   qemu-system-x86_64 -machine q35,accel=$accel -cpu $cpu -smp 2 -m "${SIW_MEM:-1536}" \
     -kernel "kimg/boot/vmlinuz-$kv" -initrd initrd.cpio "${share[@]}" \
     -append "console=ttyS0 rdinit=/init panic=-1 quiet rping_port=$PORT rping_size=$SIZE$append" \
-    -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$PORT-10.0.2.15:$PORT" \
+    -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$PORT-10.0.2.15:$PORT${SIW_FWD:+,hostfwd=$SIW_FWD}" \
     -device virtio-net-pci,netdev=n0 -object filter-dump,id=f0,netdev=n0,file="$W/guest.pcap" \
     -display none -monitor none -no-reboot \
     -chardev "socket,id=s0,path=$W/ser.sock,server=on,wait=off,logfile=$W/console.log" \

@@ -20,6 +20,7 @@ int cmd_send(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_ipoib(int argc, char **argv);
 int cmd_rping(int argc, char **argv);
+int cmd_nvmeof(int argc, char **argv);
 int cmd_tcprdma(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_dump(int argc, char **argv);

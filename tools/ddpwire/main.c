@@ -22,6 +22,7 @@ static const struct {
     {"perf", cmd_perf, "throughput between two hosts (iperf3-like): MPA, IFT or plain TCP"},
     {"load", cmd_load, "many concurrent connections against listen --keep-open --echo"},
     {"rping", cmd_rping, "rdma-core rping's protocol over MPA/DDP/RDMAP (client or server)"},
+    {"nvmeof", cmd_nvmeof, "NVMe over Fabrics host (RDMA transport) over our iWARP"},
     {"ipoib", cmd_ipoib, "IPoIB service IDs; simulated capability matrix and pcap"},
     {"tcprdma", cmd_tcprdma, "TCP RDMA option: synth a capture | place one into files"},
     {"dump", cmd_dump, "check MPA, IFT, TCP RDMA options, IPoIB in a capture (pcap/pcapng/live)"},
