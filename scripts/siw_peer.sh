@@ -52,7 +52,7 @@ skip() { echo "siw-peer: SKIP: $*" >&2; exit 77; }
 
 # What the cache was built with (SIW_* above): a change rebuilds it.
 build_cfg() {
-  echo "pkgs=$SIW_PKGS mods=$SIW_MODS moddirs=$SIW_MODDIRS smbdirect=$SIW_SMBDIRECT crcparam=$SIW_CRC_PARAM backports=$SIW_BACKPORTS"
+  echo "base=nvmet pkgs=$SIW_PKGS mods=$SIW_MODS moddirs=$SIW_MODDIRS smbdirect=$SIW_SMBDIRECT crcparam=$SIW_CRC_PARAM backports=$SIW_BACKPORTS"
 }
 
 # SIW_BACKPORTS from MIRROR's $SUITE-backports (apt with its own lists in bpo/,
@@ -78,7 +78,7 @@ install_backports() {
 
 # The cache of a build before build.cfg existed: the plain guest.
 build_cfg_default() {
-  SIW_PKGS='' SIW_MODS='' SIW_MODDIRS='' SIW_SMBDIRECT='' SIW_CRC_PARAM='' SIW_BACKPORTS='' build_cfg
+  echo "pkgs= mods= moddirs= smbdirect= crcparam= backports="
 }
 
 # ksmbd.ko and cifs.ko with SMB Direct, from ksrc/ (the same linux-source as siw):
@@ -178,8 +178,9 @@ build() {
   cp -a rootfs "$r"
   rm -rf "$r"/usr/share/{doc,man,info,locale,zoneinfo,i18n} "$r"/var/cache/apt/* "$r"/var/lib/apt/lists/*
   local mod p d
+  # nvmet over siw too (nvmeof_interop): configfs, brd (the RAM disk), nvmet-rdma
   for mod in ib_uverbs rdma_ucm rdma_cm iw_cm ib_core virtio_net virtio_pci crc32c_generic \
-             crc32c-intel libcrc32c $SIW_MODS; do
+             crc32c-intel libcrc32c configfs brd nvmet nvmet-rdma $SIW_MODS; do
     p=$(grep -E "/$mod\.ko:" "$m/modules.dep") || { echo "siw-peer: no module $mod in $kv" >&2; continue; }
     echo "${p%%:*} ${p#*:}" | tr ' ' '\n'
   done | sort -u | grep . | while read -r f; do install -D -m644 "$m/$f" "$r/lib/modules/$kv/$f"; done

@@ -11,22 +11,22 @@
 
 #include "nvmeof/nvmeof_host_int.h"
 
-int nv_send_connect(nv_queue *q)
+int dw_nvh_send_connect(nv_queue *q)
 {
     dw_nvmeof_host *h = q->h;
     dw_nvmeof_connect_data d;
     memset(&d, 0, sizeof d);
     memcpy(d.hostid, h->s.hostid, 16);
     d.cntlid = q->qid ? h->info.cntlid : 0xffff;
-    strcpy(d.subnqn, h->subnqn);
-    strcpy(d.hostnqn, h->hostnqn);
+    memcpy(d.subnqn, h->subnqn, sizeof d.subnqn);
+    memcpy(d.hostnqn, h->hostnqn, sizeof d.hostnqn);
     dw_nvmeof_connect_data_encode(q->cdata, sizeof q->cdata, &d);
     dw_nvmeof_sqe x;
     dw_nvmeof_sqe_connect(&x, q->qid, (uint16_t)(q->entries - 1), q->qid ? 0 : h->s.kato_ms);
-    return nv_submit(q, &x, DW_NVMEOF_TO_TARGET, q->cdata, sizeof q->cdata, NV_CONNECT, 0);
+    return dw_nvh_submit(q, &x, DW_NVMEOF_TO_TARGET, q->cdata, sizeof q->cdata, NV_CONNECT, 0);
 }
 
-int nv_connect_done(dw_nvmeof_host *h, nv_queue *q, const dw_nvmeof_cqe *c)
+int dw_nvh_connect_done(dw_nvmeof_host *h, nv_queue *q, const dw_nvmeof_cqe *c)
 {
     q->live = 1;
     if (q->qid) {
@@ -36,13 +36,13 @@ int nv_connect_done(dw_nvmeof_host *h, nv_queue *q, const dw_nvmeof_cqe *c)
     }
     h->info.cntlid = (uint16_t)c->result; /* Connect response DW0 15:0 */
     h->step = NV_S_CAP;
-    return nv_step_next(h);
+    return dw_nvh_step_next(h);
 }
 
 static int step_cmd(dw_nvmeof_host *h, dw_nvmeof_sqe *x, void *buf)
 {
     h->step_busy = 1;
-    int rc = nv_submit(&h->q[0], x, buf ? DW_NVMEOF_FROM_TARGET : DW_NVMEOF_NONE, buf,
+    int rc = dw_nvh_submit(&h->q[0], x, buf ? DW_NVMEOF_FROM_TARGET : DW_NVMEOF_NONE, buf,
                        buf ? DW_NVMEOF_IDENTIFY_LEN : 0, NV_STEP, h->step);
     if (rc)
         h->step_busy = 0;
@@ -57,7 +57,7 @@ static void ready(dw_nvmeof_host *h)
 }
 
 /* Sends the current step's command (none while CSTS waits for its poll). */
-int nv_step_next(dw_nvmeof_host *h)
+int dw_nvh_step_next(dw_nvmeof_host *h)
 {
     dw_nvmeof_sqe x;
     unsigned css = (h->info.cap >> 43) & 1 ? 6u : 0u; /* CAP.CSS bit 6: all I/O sets */
@@ -89,7 +89,7 @@ int nv_step_next(dw_nvmeof_host *h)
 static int bad_value(dw_nvmeof_host *h, const char *what, uint32_t v)
 {
     dw_nvmeof_error e = {DW_NVMEOF_E_CONTROLLER, DW_ERR_PROTO, 0, 0, 0, 0, v, what};
-    return nv_fail(h, &e);
+    return dw_nvh_fail(h, &e);
 }
 
 /* CAP.TO is in 500 ms units (NVMe 1.4 Figure 67); at least one unit. */
@@ -123,7 +123,7 @@ static int ids_done(dw_nvmeof_host *h)
     return 0;
 }
 
-int nv_step_done(dw_nvmeof_host *h, nv_queue *q, const nv_slot *sl, const dw_nvmeof_cqe *c)
+int dw_nvh_step_done(dw_nvmeof_host *h, nv_queue *q, const nv_slot *sl, const dw_nvmeof_cqe *c)
 {
     (void)q, (void)sl;
     h->step_busy = 0;
@@ -135,7 +135,7 @@ int nv_step_done(dw_nvmeof_host *h, nv_queue *q, const nv_slot *sl, const dw_nvm
     case NV_S_CSTS:
         rc = csts_done(h, (uint32_t)c->result);
         if (rc <= 0) /* an error, or not ready: poll again */
-            return rc < 0 ? rc : nv_step_next(h);
+            return rc < 0 ? rc : dw_nvh_step_next(h);
         rc = 0;
         break;
     default: rc = ids_done(h); break;
@@ -144,7 +144,7 @@ int nv_step_done(dw_nvmeof_host *h, nv_queue *q, const nv_slot *sl, const dw_nvm
         return rc;
     if (++h->step == NV_S_DONE)
         return ready(h), 0;
-    return nv_step_next(h);
+    return dw_nvh_step_next(h);
 }
 
 static int keep_alive(dw_nvmeof_host *h)
@@ -154,7 +154,7 @@ static int keep_alive(dw_nvmeof_host *h)
         return 0;
     dw_nvmeof_sqe x;
     dw_nvmeof_sqe_keep_alive(&x);
-    int rc = nv_submit(&h->q[0], &x, DW_NVMEOF_NONE, NULL, 0, NV_KA, 0);
+    int rc = dw_nvh_submit(&h->q[0], &x, DW_NVMEOF_NONE, NULL, 0, NV_KA, 0);
     if (rc == DW_ERR_NOSPACE) /* the admin queue is full: the next tick */
         return 0;
     if (!rc) {
@@ -176,9 +176,9 @@ int dw_nvmeof_host_tick(dw_nvmeof_host *h, uint64_t now_ms, uint64_t *next_ms)
         if (h->rdy_deadline && now_ms > h->rdy_deadline) {
             dw_nvmeof_error e = {DW_NVMEOF_E_TIMEOUT, DW_ERR_TIMEOUT, 0, 0, 0, 0,
                                  h->info.csts, "CSTS.RDY not set within CAP.TO"};
-            return nv_fail(h, &e);
+            return dw_nvh_fail(h, &e);
         }
-        rc = nv_step_next(h);
+        rc = dw_nvh_step_next(h);
     }
     if (!rc && (h->state == DW_NVMEOF_HOST_READY || h->state == DW_NVMEOF_HOST_BRINGUP))
         rc = keep_alive(h);

@@ -270,8 +270,10 @@ int dw_nvmeof_cqe_decode(dw_nvmeof_cqe *c, const uint8_t *in, size_t len)
 
 static int nqn_ok(const char *s)
 {
-    size_t n = s ? strnlen(s, DW_NVMEOF_NQN_FIELD) : 0;
-    return n >= 1 && n <= DW_NVMEOF_NQN_MAX;
+    size_t n = 0;
+    while (s && n <= DW_NVMEOF_NQN_MAX && s[n]) /* never past the NUL */
+        n++;
+    return s && n >= 1 && n <= DW_NVMEOF_NQN_MAX;
 }
 
 int dw_nvmeof_connect_data_encode(uint8_t *out, size_t cap, const dw_nvmeof_connect_data *d)

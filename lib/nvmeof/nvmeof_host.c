@@ -64,9 +64,9 @@ int dw_nvmeof_host_new(dw_nvmeof_host **ph, const dw_nvmeof_host_settings *setti
     h->s = *settings;
     h->cb = *callbacks;
     h->ud = user_data;
-    strcpy(h->subnqn, settings->subnqn);
+    memcpy(h->subnqn, settings->subnqn, strlen(settings->subnqn) + 1);
     if (settings->hostnqn && settings->hostnqn[0])
-        strcpy(h->hostnqn, settings->hostnqn);
+        memcpy(h->hostnqn, settings->hostnqn, strlen(settings->hostnqn) + 1);
     else
         default_hostnqn(h->hostnqn, settings->hostid);
     h->s.subnqn = h->subnqn;
@@ -103,7 +103,7 @@ static nv_queue *queue_of(const dw_nvmeof_host *h, uint16_t qid)
     return h && qid < h->nq ? &h->q[qid] : NULL;
 }
 
-int nv_fail(dw_nvmeof_host *h, const dw_nvmeof_error *e)
+int dw_nvh_fail(dw_nvmeof_host *h, const dw_nvmeof_error *e)
 {
     if (h->state != DW_NVMEOF_HOST_FAILED && h->cb.on_error)
         h->cb.on_error(h, e, h->ud);
@@ -149,7 +149,7 @@ static void qp_term(dw_qp *qp, const dw_rdmap_term *t, int received, void *u)
         q->h->cb.on_terminate(q->h, q->qid, t, received, q->h->ud);
     dw_nvmeof_error e = {DW_NVMEOF_E_QP, DW_ERR_PROTO, q->qid, 0, 0, 0, received,
                          received ? "the target sent a Terminate" : "we sent a Terminate"};
-    q->rc = nv_fail(q->h, &e);
+    q->rc = dw_nvh_fail(q->h, &e);
 }
 
 /* The response: its slot's region goes (checking an invalidation), the
@@ -162,12 +162,12 @@ static int response(nv_queue *q, const dw_nvmeof_cqe *c, const dw_qp_wc *wc)
     if (!sl || !sl->used || sl->cid != c->cid) {
         dw_nvmeof_error e = {DW_NVMEOF_E_CID, DW_ERR_PROTO, q->qid, c->cid, c->status, 0, 0,
                              "a response to no outstanding command"};
-        return nv_fail(h, &e);
+        return dw_nvh_fail(h, &e);
     }
     if (wc->invalidated && (!sl->stag || wc->inv_stag != sl->stag)) {
         dw_nvmeof_error e = {DW_NVMEOF_E_INVALIDATE, DW_ERR_PROTO, q->qid, c->cid, 0, 0,
                              wc->inv_stag, "Send with Invalidate of a key not the command's"};
-        return nv_fail(h, &e);
+        return dw_nvh_fail(h, &e);
     }
     if (sl->stag)
         dw_qp_dereg_mr(q->qp, sl->stag);
@@ -180,7 +180,7 @@ static int response(nv_queue *q, const dw_nvmeof_cqe *c, const dw_qp_wc *wc)
     if (DW_NVME_STATUS(c->status)) {
         dw_nvmeof_error e = {DW_NVMEOF_E_STATUS, DW_ERR_PROTO, q->qid, c->cid, c->status,
                              done.opcode, 0, done.kind == NV_USER ? "command" : "bring-up"};
-        nv_fail(h, &e);
+        dw_nvh_fail(h, &e);
         if (done.kind != NV_USER)
             return DW_ERR_PROTO;
     }
@@ -191,8 +191,8 @@ static int response(nv_queue *q, const dw_nvmeof_cqe *c, const dw_qp_wc *wc)
         return 0;
     }
     if (done.kind == NV_CONNECT)
-        return nv_connect_done(h, q, c);
-    return done.kind == NV_STEP ? nv_step_done(h, q, &done, c) : 0;
+        return dw_nvh_connect_done(h, q, c);
+    return done.kind == NV_STEP ? dw_nvh_step_done(h, q, &done, c) : 0;
 }
 
 static void qp_wc(dw_qp *qp, const dw_qp_wc *wc, void *u)
@@ -208,7 +208,7 @@ static void qp_wc(dw_qp *qp, const dw_qp_wc *wc, void *u)
     if (short_) {
         dw_nvmeof_error e = {DW_NVMEOF_E_SHORT, DW_ERR_PROTO, q->qid, 0, 0, 0, wc->len,
                              "a response capsule not 16 octets"};
-        q->rc = nv_fail(q->h, &e);
+        q->rc = dw_nvh_fail(q->h, &e);
         return;
     }
     q->rc = response(q, &c, wc);
@@ -230,7 +230,7 @@ static int check_accept(dw_nvmeof_host *h, nv_queue *q, const dw_nvmeof_queue_co
                              : rc < 0               ? rep.recfmt
                                                     : rep.crqsize,
                              what};
-        return nv_fail(h, &e);
+        return dw_nvh_fail(h, &e);
     }
     /* a full SQ holds entries - 1; the target's RQ holds crqsize */
     q->depth = q->entries - 1 < rep.crqsize ? q->entries - 1 : rep.crqsize;
@@ -272,7 +272,7 @@ int dw_nvmeof_host_queue_start(dw_nvmeof_host *h, uint16_t qid, const dw_nvmeof_
     q->started = 1;
     if (!qid)
         h->state = DW_NVMEOF_HOST_BRINGUP;
-    return nv_send_connect(q);
+    return dw_nvh_send_connect(q);
 }
 
 int dw_nvmeof_host_recv(dw_nvmeof_host *h, uint16_t qid, const uint8_t *ulpdu, size_t len)
@@ -319,7 +319,7 @@ static int reg(nv_queue *q, nv_slot *sl, dw_nvmeof_sqe *x, dw_nvmeof_dir dir, vo
     return 0;
 }
 
-int nv_submit(nv_queue *q, const dw_nvmeof_sqe *sqe, dw_nvmeof_dir dir, void *buf, size_t len,
+int dw_nvh_submit(nv_queue *q, const dw_nvmeof_sqe *sqe, dw_nvmeof_dir dir, void *buf, size_t len,
               nv_kind kind, uint64_t tag)
 {
     if (!q->qp || dw_qp_get_state(q->qp) == DW_QP_TERMINATED)
@@ -364,7 +364,7 @@ int dw_nvmeof_host_submit(dw_nvmeof_host *h, uint16_t qid, const dw_nvmeof_sqe *
         return DW_ERR_INVAL;
     if (!q->live || h->state != DW_NVMEOF_HOST_READY)
         return DW_ERR_STATE;
-    return nv_submit(q, sqe, dir, buf, len, NV_USER, tag);
+    return dw_nvh_submit(q, sqe, dir, buf, len, NV_USER, tag);
 }
 
 dw_nvmeof_host_state dw_nvmeof_host_get_state(const dw_nvmeof_host *h)

@@ -70,15 +70,15 @@ struct dw_nvmeof_host {
 };
 
 /* nvmeof_host.c */
-int nv_submit(nv_queue *q, const dw_nvmeof_sqe *sqe, dw_nvmeof_dir dir, void *buf, size_t len,
+int dw_nvh_submit(nv_queue *q, const dw_nvmeof_sqe *sqe, dw_nvmeof_dir dir, void *buf, size_t len,
               nv_kind kind, uint64_t tag);
-int nv_fail(struct dw_nvmeof_host *h, const dw_nvmeof_error *e);
+int dw_nvh_fail(struct dw_nvmeof_host *h, const dw_nvmeof_error *e);
 
 /* nvmeof_bringup.c */
-int nv_step_next(struct dw_nvmeof_host *h);
-int nv_step_done(struct dw_nvmeof_host *h, nv_queue *q, const nv_slot *sl,
+int dw_nvh_step_next(struct dw_nvmeof_host *h);
+int dw_nvh_step_done(struct dw_nvmeof_host *h, nv_queue *q, const nv_slot *sl,
                  const dw_nvmeof_cqe *c);
-int nv_connect_done(struct dw_nvmeof_host *h, nv_queue *q, const dw_nvmeof_cqe *c);
-int nv_send_connect(nv_queue *q);
+int dw_nvh_connect_done(struct dw_nvmeof_host *h, nv_queue *q, const dw_nvmeof_cqe *c);
+int dw_nvh_send_connect(nv_queue *q);
 
 #endif /* DW_NVMEOF_HOST_INT_H */
