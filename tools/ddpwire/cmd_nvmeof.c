@@ -355,10 +355,9 @@ static int act_read(opts *o)
     FILE *f = !rc && o->out ? fopen(o->out, "wb") : stdout;
     if (!rc && !f)
         rc = (perror(o->out), 1);
-    if (!rc && (o->out || !o->t.json) &&
-        (fwrite(buf, 1, oct, f) != oct || (o->out ? fclose(f) : fflush(f))))
+    if (!rc && (fwrite(buf, 1, oct, f) != oct || (o->out ? fclose(f) : fflush(f))))
         rc = (fprintf(stderr, "ddpwire nvmeof: writing the blocks failed\n"), 5);
-    if (!rc && (o->out || o->t.json))
+    if (!rc && o->out) /* on stdout the blocks are the output */
         print_xfer(o, "read", lba, count, secs);
     free(buf);
     return rc;
