@@ -94,7 +94,7 @@ static int on_send(dw_nvmeof_host *h, uint16_t q, const uint8_t *hd, size_t hl,
                    const uint8_t *p, size_t pl, void *u)
 {
     (void)h, (void)q, (void)u;
-    if (hl > 64 || (pl && !p) || !hd)
+    if (hl > 128 || (pl && !p) || !hd) /* a Terminate copies headers: up to 128 */
         abort();
     return 0;
 }
