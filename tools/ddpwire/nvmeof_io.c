@@ -97,8 +97,8 @@ static int connect_queue(nvt *t, uint16_t q)
     uint8_t pd[DW_NVMEOF_CM_LEN];
     if (dw_nvmeof_host_cm_req(t->h, q, pd, sizeof pd) < 0)
         return fprintf(stderr, "ddpwire nvmeof: queue %u: no CM request\n", q), 1;
-    dw_sock_opts o;
-    dw_sock_opts_default(&o);
+    dw_sock_settings o;
+    dw_sock_settings_default(&o);
     o.startup = DW_SOCK_NEGOTIATE;
     o.markers = o.allow_markers = 0; /* siw has none */
     o.crc = t->crc;
