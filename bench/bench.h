@@ -5,6 +5,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+/* The JSON string escaper of the program the benchmarks are linked into
+ * (the CLI's one: tools/ddpwire/cli_rec.c). */
+void cli_json_str(FILE *f, const char *s);
 
 /* A published CRC32c kernel loaded at run time (bench_anchor.c). */
 typedef uint32_t (*dw_bench_anchor_fn)(uint32_t crc0, const char *buf, size_t len);

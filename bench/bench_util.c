@@ -155,20 +155,10 @@ void dw_bench_free(void *p)
     free(p);
 }
 
-/* A JSON string: quotes, backslashes and control octets escaped. */
+/* A JSON string on stdout, by the CLI's one escaper. */
 static void json_str(const char *v)
 {
-    putchar('"');
-    for (; *v; v++) {
-        unsigned char ch = (unsigned char)*v;
-        if (ch == '"' || ch == '\\')
-            printf("\\%c", ch);
-        else if (ch < 0x20)
-            printf("\\u%04x", ch);
-        else
-            putchar(ch);
-    }
-    putchar('"');
+    cli_json_str(stdout, v);
 }
 
 /* The first "model name" (x86, most others), "cpu model" or "Hardware"

@@ -24,13 +24,6 @@
 
 static an_net *g_net; /* removed at exit and on signals */
 
-uint64_t an_now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 size_t an_ddp_records(uint8_t *out, size_t cap, struct iovec *v, size_t nv, size_t len,
                       size_t maxu, uint32_t stag)
 {

@@ -151,7 +151,9 @@ const char *cli_errtag(int rc);
  * "" when it is not known. Returns buf. */
 char *cli_peer(int fd, char *buf, size_t cap);
 
-/* Seconds on a monotonic clock. */
+/* The tool's one clock: nanoseconds on a monotonic clock. */
+uint64_t cli_now_ns(void);
+/* The same in seconds. */
 double cli_now(void);
 /* The same in milliseconds. */
 int64_t cli_now_ms(void);

@@ -51,7 +51,6 @@ void dump_fail(dump *P, const char *what, const char *why);
 /* dump_out.c: the dissector with the printer's callbacks */
 int dump_open(dump *P);
 const char *dump_dir_name(int dir);
-void out_json_str(FILE *f, const char *s);
 /* A per-direction text line's start ("flow 3 c2s "), and whether an error
  * line is shown in text mode (the first 20 per direction without -v). */
 FILE *dump_text_line(dump *P, const dw_dissect_dir *d);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_rec.h"
 #include "dump.h"
 
 #define MAX_TEXT_ERRORS 20u
@@ -26,21 +27,6 @@ typedef struct dump_app {
 const char *dump_dir_name(int dir)
 {
     return dir == DW_FLOW_C2S ? "c2s" : "s2c";
-}
-
-void out_json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
 }
 
 static const char *tf(int v)
@@ -150,7 +136,7 @@ static void on_fpdu(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_check_f
                 tf(fp->pad_nonzero));
         json_markers(f, mk, nmk);
         fputs(",\"ddp\":", f);
-        out_json_str(f, ddp);
+        cli_json_str(f, ddp);
         fputs("}\n", f);
         return;
     }
@@ -275,7 +261,7 @@ static void out_event(dump *P, const dw_dissect_dir *d, const ev_line *e, int er
         fprintf(f, ",\"kind\":\"%s\",\"code\":%d,\"offset\":%" PRIu64 ",\"seq\":%u,\"pkt\":%" PRIu64
                    ",\"len\":%" PRIu64 ",\"detail\":",
                 e->kind, e->code, e->offset, (unsigned)e->seq, e->pkt, e->len);
-        out_json_str(f, e->detail ? e->detail : "");
+        cli_json_str(f, e->detail ? e->detail : "");
         fputs("}\n", f);
         return;
     }
@@ -355,7 +341,7 @@ static void on_ift_frame(dw_dissect *D, const dw_dissect_dir *d, const dw_ift_ch
                 (unsigned)fr->payload_size, ift_verdict(fr->header_crc),
                 ift_verdict(fr->payload_crc), tf(complete), fr->first_pkt, fr->last_pkt,
                 (unsigned)fr->segments, tf(fr->aligned), tf(fr->packed), tf(fr->resync));
-        out_json_str(f, ddp);
+        cli_json_str(f, ddp);
         fputs("}\n", f);
     } else if (P->o.verbose) {
         fprintf(dump_text_line(P, d),
@@ -408,7 +394,7 @@ static void on_tcpopt(dw_dissect *D, const dw_dissect_dir *d, const dw_dissect_t
                 o->pkt, (unsigned)t->len, tf(t->a), tf(t->u), t->rid, (unsigned)t->buffer_offset,
                 (unsigned)t->data_offset, (unsigned)t->data_length, (unsigned)t->total_length,
                 o->found.count, o->found.foreign, tf(o->valid));
-        out_json_str(P->out, o->valid ? "" : dw_tcpopt_reason_str(o->reason));
+        cli_json_str(P->out, o->valid ? "" : dw_tcpopt_reason_str(o->reason));
         fputs("}\n", P->out);
     } else if (P->o.verbose || (!o->valid && dump_text_error(P, d))) {
         fprintf(dump_text_line(P, d), "%s\n", line);
