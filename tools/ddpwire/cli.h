@@ -25,6 +25,32 @@ int cmd_analyze(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_perf(int argc, char **argv);
 
+/* One dispatcher for the tool and its command groups (analyze, bench,
+ * ipoib, tcprdma): a table of names. */
+typedef struct cli_cmd {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0]: the name */
+    const char *help;                  /* one line for the list */
+} cli_cmd;
+
+typedef struct cli_group {
+    const char *prog; /* "ddpwire analyze" */
+    const char *what; /* "command", "mode", ... for messages */
+    const cli_cmd *cmds;
+    size_t n;
+    void (*usage)(FILE *f); /* the group's help; NULL: help() or the table */
+    void (*help)(void);     /* --help on stdout when there is no usage */
+} cli_group;
+
+/* argv[1] names a command of the group: runs it (argc - 1, argv + 1) and
+ * returns its status. --help/-h and "help [NAME]" print help (status 0),
+ * --version the version. Nothing: the usage on stderr (or "PROG: expected a
+ * WHAT"), an unknown name "PROG: unknown WHAT 'X'": status 2. */
+int cli_dispatch(const cli_group *g, int argc, char **argv);
+
+/* The group's table as "  NAME  HELP" lines. */
+void cli_group_list(const cli_group *g, FILE *f);
+
 /* Parses an unsigned integer (decimal, 0x hex, k/K/m/M/g/G suffixes) in
  * [min, max]; prints an error naming opt and returns -1 when it is not. */
 int cli_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out);

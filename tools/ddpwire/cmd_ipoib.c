@@ -309,46 +309,47 @@ static int cmd_sim(int argc, char **argv, const char *pcap)
     return status;
 }
 
+static int cmd_sim_run(int argc, char **argv)
+{
+    return cmd_sim(argc, argv, NULL);
+}
+
+/* An output is named with -w: a bare FILE is never written. */
+static int cmd_pcap(int argc, char **argv)
+{
+    int w = 0;
+    for (int i = 1; i < argc; i++)
+        w |= !strcmp(argv[i], "-w") || !strncmp(argv[i], "-w=", 3);
+    if (!w) {
+        fprintf(stderr, "ddpwire ipoib pcap: name the capture to write with -w FILE "
+                        "(to read a capture: ddpwire dump FILE)\n");
+        return 2;
+    }
+    return cmd_sim(argc, argv, NULL);
+}
+
+static int cmd_kinds(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    for (size_t k = 0; k < dw_ipoib_kind_count(); k++)
+        printf("%s\n", dw_ipoib_kind_name(k));
+    return 0;
+}
+
 int cmd_ipoib(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        if (argc < 2) {
-            fprintf(stderr, "ddpwire ipoib: expected a subcommand (see --help)\n");
-            return 2;
-        }
-        help();
-        return 0;
-    }
-    const char *sub = argv[1];
-    if (!strcmp(sub, "--version"))
-        return cli_version("ddpwire ipoib");
-    for (int i = 2; i < argc; i++)
+    static const cli_cmd cmds[] = {
+        {"service-id", cmd_service_id, "the service ID of a port"},
+        {"matrix", cmd_matrix, "the simulated capability matrix"},
+        {"sim", cmd_sim_run, "one simulated pair"},
+        {"pcap", cmd_pcap, "one simulated pair written as a capture (-w FILE)"},
+        {"kinds", cmd_kinds, "the simulated node kinds"},
+    };
+    const cli_group g = {"ddpwire ipoib", "subcommand", cmds, CLI_N(cmds), NULL, help};
+    for (int i = 2; i < argc; i++) /* --help after a subcommand: the whole help */
         if (!strcmp(argv[i], "--help")) {
             help();
             return 0;
         }
-    if (!strcmp(sub, "service-id"))
-        return cmd_service_id(argc - 1, argv + 1);
-    if (!strcmp(sub, "matrix"))
-        return cmd_matrix(argc - 1, argv + 1);
-    if (!strcmp(sub, "sim"))
-        return cmd_sim(argc - 1, argv + 1, NULL);
-    if (!strcmp(sub, "pcap")) { /* an output is named with -w: a bare FILE is never written */
-        int w = 0;
-        for (int i = 2; i < argc; i++)
-            w |= !strcmp(argv[i], "-w") || !strncmp(argv[i], "-w=", 3);
-        if (!w) {
-            fprintf(stderr, "ddpwire ipoib pcap: name the capture to write with -w FILE "
-                            "(to read a capture: ddpwire dump FILE)\n");
-            return 2;
-        }
-        return cmd_sim(argc - 1, argv + 1, NULL);
-    }
-    if (!strcmp(sub, "kinds")) {
-        for (size_t k = 0; k < dw_ipoib_kind_count(); k++)
-            printf("%s\n", dw_ipoib_kind_name(k));
-        return 0;
-    }
-    fprintf(stderr, "ddpwire ipoib: unknown subcommand '%s' (see --help)\n", sub);
-    return 2;
+    return cli_dispatch(&g, argc, argv);
 }

@@ -488,16 +488,10 @@ int tcprdma_synth(int argc, char **argv)
 
 int cmd_tcprdma(int argc, char **argv)
 {
-    if (argc >= 2 && !strcmp(argv[1], "synth"))
-        return tcprdma_synth(argc - 1, argv + 1);
-    if (argc >= 2 && !strcmp(argv[1], "place"))
-        return tcprdma_place(argc - 1, argv + 1);
-    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        help();
-        return 0;
-    }
-    if (argc >= 2 && !strcmp(argv[1], "--version"))
-        return cli_version("ddpwire tcprdma");
-    fprintf(stderr, "ddpwire tcprdma: synth or place (ddpwire tcprdma --help)\n");
-    return 2;
+    static const cli_cmd cmds[] = {
+        {"synth", tcprdma_synth, "a capture of TCP RDMA option transfers"},
+        {"place", tcprdma_place, "a capture's transfers placed into files"},
+    };
+    const cli_group g = {"ddpwire tcprdma", "subcommand", cmds, CLI_N(cmds), NULL, help};
+    return cli_dispatch(&g, argc, argv);
 }
