@@ -70,9 +70,8 @@ static const char *crc_name(dw_mpa_check_crc c)
 
 static const char *op_name(unsigned op)
 {
-    static const char *n[] = {"Write", "ReadReq", "ReadResp", "Send", "SendInv",
-                              "SendSE", "SendSEInv", "Terminate"};
-    return op < 8 ? n[op] : "opcode?";
+    const char *n = dw_rdmap_opcode_str(op);
+    return n ? n : "opcode?";
 }
 
 /* One line about a ULPDU the dissector decoded as DDP/RDMAP ("" when not). */
