@@ -353,7 +353,8 @@ int analyze_placement(int argc, char **argv)
     }
     if (!rc && P.svg) {
         char *cmd = svg_command("ddpwire analyze", argc, argv);
-        rc = !cmd || figure(&P, cmd) ? 1 : 0;
+        rc = !cmd ? cli_nomem("ddpwire analyze placement", "the figure") : figure(&P, cmd);
+        rc = rc < 0 ? 1 : rc;
         free(cmd);
     }
     for (size_t i = 0; i < P.nfs; i++)

@@ -205,6 +205,8 @@ ssize_t cli_read_some(int fd, void *buf, size_t len);
 
 /* "PROG: could not complete: WHAT: WHY" on stderr; returns CLI_EXIT_RESOURCE. */
 int cli_cannot(const char *prog, const char *what, const char *why);
+/* "PROG: could not complete: VERB PATH: WHY"; returns CLI_EXIT_RESOURCE. */
+int cli_cannot_path(const char *prog, const char *verb, const char *path, const char *why);
 /* The same with WHY "out of memory". */
 int cli_nomem(const char *prog, const char *what);
 /* Whether errno e is a resource failure (memory, space, I/O, descriptors)
@@ -213,6 +215,14 @@ int cli_errno_resource(int e);
 /* Whether a socket call's DW_ERR_* rc (errno e for DW_ERR_IO) is a resource
  * failure (DW_ERR_NOMEM, ENOMEM, ENOBUFS, EMFILE ...). */
 int cli_sock_resource(int rc, int e);
+/* Makes stdout the tool's own stream (main, before any command): its writes
+ * go through cli_write_all (short writes and EINTR retried), the first
+ * failure is kept; SIGPIPE is ignored (a closed pipe is EPIPE). */
+void cli_stdout_init(void);
+/* Flushes stdout: rc, or CLI_EXIT_RESOURCE when a write of it failed, after
+ * "PROG: could not complete: writing stdout: why" unless a could-not-
+ * complete line was already printed (every command ends through it). */
+int cli_stdout_finish(const char *prog, int rc);
 /* Flushes stdout: 0, or CLI_EXIT_RESOURCE after saying that writing it failed. */
 int cli_stdout_done(const char *prog);
 

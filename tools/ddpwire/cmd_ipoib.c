@@ -4,6 +4,7 @@
 #include <ddpwire/ipoib_sim.h>
 #include <ddpwire/ipoib_node.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,13 +256,15 @@ static void on_event(dw_ipoib_fabric *f, int host, const dw_ipoib_event *ev, voi
             dw_ipoib_mode_name(ev->mode), ev->mtu, ev->why ? ": " : "", ev->why ? ev->why : "");
 }
 
+/* 0, or the status after saying why. */
 static int pcap_open(tap_ctx *t, const char *path)
 {
     if (pcap_out_open(&t->pcap, path, DW_IPOIB_PCAP_LINKTYPE, 262144) == 0)
         return 0;
+    if (cli_errno_resource(errno))
+        return cli_cannot_path("ddpwire ipoib", "creating", path, strerror(errno));
     perror(path);
-    pcap_out_close(&t->pcap);
-    return -1;
+    return 1;
 }
 
 static int cmd_sim(int argc, char **argv, const char *pcap)
@@ -287,23 +290,29 @@ static int cmd_sim(int argc, char **argv, const char *pcap)
     o.po.cb = &cb;
     o.po.cb_user_data = &t;
     dw_ipoib_pair_result r;
-    int status = 0;
-    if (!t.buf || (o.pcap && pcap_open(&t, o.pcap)))
-        status = 1;
-    else if (dw_ipoib_pair_run((size_t)ka, (size_t)kb, &o.po, &r) < 0) {
-        fprintf(stderr, "ddpwire ipoib sim: the simulation could not start\n");
-        status = 1;
+    int status = 0, rc = 0;
+    if (!t.buf)
+        status = cli_nomem("ddpwire ipoib", "the frame buffer");
+    else if (o.pcap && (status = pcap_open(&t, o.pcap)) != 0)
+        ;
+    else if ((rc = dw_ipoib_pair_run((size_t)ka, (size_t)kb, &o.po, &r)) < 0) {
+        if (rc == DW_ERR_NOMEM)
+            status = cli_nomem("ddpwire ipoib sim", "the simulation");
+        else
+            fprintf(stderr, "ddpwire ipoib sim: the simulation could not start\n"), status = 1;
     } else {
         result_head();
         result_row(o.a, o.b, &r);
         status = !r.ok;
     }
     int opened = t.pcap.f != NULL;
-    if (opened && (pcap_out_close(&t.pcap) || t.err)) {
-        fprintf(stderr, "ddpwire ipoib: writing %s failed\n", o.pcap);
-        status = 1;
-    } else if (opened && !status) {
-        fprintf(stderr, "ddpwire ipoib: %lu UD frames written to %s\n", t.frames, o.pcap);
+    if (opened && status == CLI_EXIT_RESOURCE) {
+        pcap_out_abort(&t.pcap);
+    } else if (opened) {
+        int wrc = pcap_out_close(&t.pcap, "ddpwire ipoib");
+        status = wrc ? wrc : status;
+        if (!wrc && !status)
+            fprintf(stderr, "ddpwire ipoib: %lu UD frames written to %s\n", t.frames, o.pcap);
     }
     free(t.buf);
     return status;

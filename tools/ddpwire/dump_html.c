@@ -40,14 +40,14 @@ int html_open(dump *P, int argc, char **argv)
         in[n++] = P->o.write;
     dump_html *H = calloc(1, sizeof *H);
     if (!H || !(H->cmd = svg_command("ddpwire", argc, argv))) {
-        fprintf(stderr, "ddpwire dump: out of memory\n");
         free(H);
-        return -1;
+        return cli_nomem("ddpwire dump", "the report");
     }
-    if (out_file_open(&H->out, P->o.report, in, n, "ddpwire dump", "--report")) {
+    int rc = out_file_open(&H->out, P->o.report, in, n, "ddpwire dump", "--report");
+    if (rc) {
         free(H->cmd);
         free(H);
-        return -1;
+        return rc;
     }
     P->html = H;
     return 0;

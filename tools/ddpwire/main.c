@@ -59,5 +59,8 @@ int main(int argc, char **argv)
     const cli_group g = {"ddpwire", "command", cmds, sizeof cmds / sizeof cmds[0], usage, NULL};
     if (argc >= 2 && argv[1][0] != '-' && apply_crc_env())
         return 2;
-    return cli_dispatch(&g, argc, argv);
+    cli_stdout_init();
+    char prog[64];
+    snprintf(prog, sizeof prog, "ddpwire%s%s", argc >= 2 ? " " : "", argc >= 2 ? argv[1] : "");
+    return cli_stdout_finish(prog, cli_dispatch(&g, argc, argv));
 }

@@ -292,8 +292,9 @@ int svg_plot_save(const svg_plot *p, const char *path, const char *const *inputs
                   size_t ninputs, const char *who)
 {
     out_file o;
-    if (out_file_open(&o, path, inputs, ninputs, who, "--svg"))
-        return -1;
+    int rc = out_file_open(&o, path, inputs, ninputs, who, "--svg");
+    if (rc)
+        return rc;
     svg_plot_write(o.f, p);
     return out_file_commit(&o, who);
 }
