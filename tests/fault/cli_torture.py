@@ -116,7 +116,7 @@ def torture(name, argv, out=None, stdin=None, setup=None, stdout_full=True, allo
             bad += 1
             if bad <= 5:
                 fails.append("%s: %s %d: %s" % (name, kind, k, why))
-    if not writes:
+    if not writes and not allocs_too:  # a write path with no write seen: not tested
         fails.append("%s: no output write to fail (the shim did not see it)" % name)
     stats.append("%-26s %4s allocations, %3d output writes: %4d faults injected%s, %d wrong"
                  % (name, allocs if allocs_too else "-", writes, n_run,
