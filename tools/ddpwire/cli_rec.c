@@ -167,6 +167,9 @@ void cli_rec_json(FILE *f, const cli_rec *r)
 {
     char close[CLI_REC_FIELDS + 1];
     int depth = 0, first = 1;
+    if (r->overflow) /* a bug of the tool: say it rather than drop members silently */
+        fprintf(stderr, "ddpwire: internal error: a record has more than %d members or %d "
+                        "octets of text\n", CLI_REC_FIELDS, CLI_REC_TEXT);
     fputc('{', f);
     for (int i = 0; i < r->n; i++) {
         const cli_field *x = &r->f[i];
