@@ -38,7 +38,7 @@ typedef struct cli_field {
     } v;
 } cli_field;
 
-#define CLI_REC_FIELDS 256
+#define CLI_REC_FIELDS 1536
 #define CLI_REC_TEXT 2048
 
 /* One record. Strings are referenced, not copied (cli_rec_textf copies into

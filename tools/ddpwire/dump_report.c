@@ -26,26 +26,25 @@ static void caps_str(char *buf, size_t cap, dw_ipoib_profile p, uint8_t flags)
         snprintf(buf, cap, "-");
 }
 
-static void json_ib_addr(FILE *f, const char *name, const dw_ipoib_addr *a)
+/* An IPoIB address: object member name, with its text "NAME_text". */
+static void ib_addr_members(cli_rec *r, const char *name, const dw_ipoib_addr *a)
 {
     char gid[INET6_ADDRSTRLEN], dr[32], rf[32];
     inet_ntop(AF_INET6, a->gid, gid, sizeof gid);
     caps_str(dr, sizeof dr, DW_IPOIB_PROFILE_DRAFT, a->flags);
     caps_str(rf, sizeof rf, DW_IPOIB_PROFILE_RFC4755, a->flags);
-    fprintf(f, "\"%s\":{\"flags\":\"0x%02x\",\"qpn\":\"0x%06x\",\"gid\":\"%s\","
-               "\"draft_caps\":\"%s\",\"rfc4755_caps\":\"%s\"}",
-            name, (unsigned)a->flags, (unsigned)a->qpn, gid, dr, rf);
+    cli_rec_obj(r, name);
+    cli_rec_strf(r, "flags", "0x%02x", (unsigned)a->flags);
+    cli_rec_strf(r, "qpn", "0x%06x", (unsigned)a->qpn);
+    cli_rec_strf(r, "gid", "%s", gid);
+    cli_rec_strf(r, "draft_caps", "%s", dr);
+    cli_rec_strf(r, "rfc4755_caps", "%s", rf);
+    cli_rec_end(r);
 }
 
-static void text_ib_addr(FILE *f, const dw_ipoib_addr *a)
-{
-    char gid[INET6_ADDRSTRLEN], dr[32], rf[32];
-    inet_ntop(AF_INET6, a->gid, gid, sizeof gid);
-    caps_str(dr, sizeof dr, DW_IPOIB_PROFILE_DRAFT, a->flags);
-    caps_str(rf, sizeof rf, DW_IPOIB_PROFILE_RFC4755, a->flags);
-    fprintf(f, "flags 0x%02x (draft %s, RFC 4755 %s) QPN 0x%06x GID %s", (unsigned)a->flags, dr,
-            rf, (unsigned)a->qpn, gid);
-}
+#define IB_TEXT(n)                                                                                \
+    "flags %{" n ".flags} (draft %{" n ".draft_caps}, RFC 4755 %{" n ".rfc4755_caps}) QPN "       \
+    "%{" n ".qpn} GID %{" n ".gid}"
 
 static void ipv4_str(char *buf, size_t cap, uint32_t host_order)
 {
@@ -59,31 +58,37 @@ static void out_arp(dump *P, const dw_dissect_ipoib *ip)
     char sip[16], tip[16];
     ipv4_str(sip, sizeof sip, a->spa);
     ipv4_str(tip, sizeof tip, a->tpa);
+    cli_rec r;
+    cli_rec_init(&r, "ipoib");
+    cli_rec_u64(&r, "pkt", ip->pkt);
+    cli_rec_strf(&r, "ethertype", "0x%04x", (unsigned)ip->hdr.type);
+    cli_rec_obj(&r, "arp");
+    cli_rec_u64(&r, "op", a->op);
+    ib_addr_members(&r, "sender", &a->sha);
+    cli_rec_str(&r, "sender_ip", sip);
+    ib_addr_members(&r, "target", &a->tha);
+    cli_rec_str(&r, "target_ip", tip);
+    cli_rec_end(&r);
     if (P->o.json) {
-        fprintf(P->out, "{\"type\":\"ipoib\",\"pkt\":%" PRIu64 ",\"ethertype\":\"0x%04x\","
-                        "\"arp\":{\"op\":%u,", ip->pkt, (unsigned)ip->hdr.type, (unsigned)a->op);
-        json_ib_addr(P->out, "sender", &a->sha);
-        fprintf(P->out, ",\"sender_ip\":\"%s\",", sip);
-        json_ib_addr(P->out, "target", &a->tha);
-        fprintf(P->out, ",\"target_ip\":\"%s\"}}\n", tip);
+        cli_rec_json(P->out, &r);
         return;
     }
-    fprintf(P->out, "pkt %" PRIu64 " IPoIB ARP %s %s is-at ", ip->pkt,
-            a->op == DW_IPOIB_ARP_REQUEST ? "request: who has" : "reply:", a->op == 1 ? tip : sip);
-    text_ib_addr(P->out, a->op == DW_IPOIB_ARP_REQUEST ? &a->tha : &a->sha);
-    fprintf(P->out, "; from %s ", sip);
-    text_ib_addr(P->out, &a->sha);
-    fputc('\n', P->out);
+    int req = a->op == DW_IPOIB_ARP_REQUEST;
+    cli_rec_textf(&r, "what", "%s %s", req ? "request: who has" : "reply:", a->op == 1 ? tip : sip);
+    cli_rec_text(P->out, &r, "pkt %{pkt} IPoIB ARP %{what} is-at ");
+    cli_rec_text(P->out, &r, req ? IB_TEXT("arp.target") : IB_TEXT("arp.sender"));
+    cli_rec_text(P->out, &r, "; from %{arp.sender_ip} " IB_TEXT("arp.sender") "\n");
 }
 
 void out_ipoib(dump *P, const dw_dissect_ipoib *ip)
 {
+    cli_rec r;
+    cli_rec_init(&r, "ipoib");
+    cli_rec_u64(&r, "pkt", ip->pkt);
     if (ip->is_arp && !ip->arp_ok) {
-        if (P->o.json)
-            fprintf(P->out, "{\"type\":\"ipoib\",\"pkt\":%" PRIu64 ",\"ethertype\":"
-                            "\"0x0806\",\"error\":\"malformed ARP\"}\n", ip->pkt);
-        else
-            fprintf(P->out, "pkt %" PRIu64 " ERROR malformed IPoIB ARP\n", ip->pkt);
+        cli_rec_str(&r, "ethertype", "0x0806");
+        cli_rec_str(&r, "error", "malformed ARP");
+        cli_rec_emit(P->out, P->o.json, &r, "pkt %{pkt} ERROR malformed IPoIB ARP\n");
         return;
     }
     if (ip->is_arp) {
@@ -91,21 +96,16 @@ void out_ipoib(dump *P, const dw_dissect_ipoib *ip)
             out_arp(P, ip);
         return;
     }
-    if (P->o.json) {
-        fprintf(P->out, "{\"type\":\"ipoib\",\"pkt\":%" PRIu64 ",\"ethertype\":\"0x%04x\",",
-                ip->pkt, (unsigned)ip->hdr.type);
-        if (ip->lt242.grh)
-            fprintf(P->out, "\"multicast\":true,\"sqpn\":\"0x%06x\"}\n", (unsigned)ip->lt242.sqpn);
-        else {
-            json_ib_addr(P->out, "dest", &ip->lt242.dst);
-            fputs("}\n", P->out);
-        }
-    } else if (P->o.verbose) {
-        fprintf(P->out, "pkt %" PRIu64 " IPoIB type 0x%04x %s", ip->pkt, (unsigned)ip->hdr.type,
-                ip->lt242.grh ? "multicast (GRH)" : "to ");
-        if (!ip->lt242.grh)
-            text_ib_addr(P->out, &ip->lt242.dst);
-        fputc('\n', P->out);
+    if (!P->o.json && !P->o.verbose)
+        return;
+    cli_rec_strf(&r, "ethertype", "0x%04x", (unsigned)ip->hdr.type);
+    if (ip->lt242.grh) {
+        cli_rec_bool(&r, "multicast", 1);
+        cli_rec_strf(&r, "sqpn", "0x%06x", (unsigned)ip->lt242.sqpn);
+        cli_rec_emit(P->out, P->o.json, &r, "pkt %{pkt} IPoIB type %{ethertype} multicast (GRH)\n");
+    } else {
+        ib_addr_members(&r, "dest", &ip->lt242.dst);
+        cli_rec_emit(P->out, P->o.json, &r, "pkt %{pkt} IPoIB type %{ethertype} to " IB_TEXT("dest") "\n");
     }
 }
 
