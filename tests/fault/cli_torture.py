@@ -7,12 +7,14 @@ LD_PRELOAD shim faultshim.so. Each run must end without a crash or hang in
 either the full run's status and output, or status 5 ("could not complete")
 with a "could not complete" line on stderr, its -w file absent and no
 FILE.tmp-* left. Usage: cli_torture.py DDPWIRE SHIM SRCDIR [PATH...]
-(DW_TORTURE_STEP=K tries every Kth failure point only)."""
+(DW_TORTURE_STEP=K tries every Kth failure point only; DW_TORTURE_ALL_ALLOCS=1
+also fails the allocations of the paths tortured on their writes only)."""
 import os, shutil, socket, subprocess, sys, tempfile, time
 
 D, SHIM, SRC = sys.argv[1], sys.argv[2], sys.argv[3]
 ONLY = sys.argv[4:]
 STEP = int(os.environ.get("DW_TORTURE_STEP", "1"))
+ALL_ALLOCS = os.environ.get("DW_TORTURE_ALL_ALLOCS") == "1"  # also the write-only paths' allocations
 RES = 5
 T = tempfile.mkdtemp(prefix="dw_torture.")
 fails, stats = [], []
@@ -87,6 +89,7 @@ def torture(name, argv, out=None, stdin=None, setup=None, stdout_full=True, allo
     allocation failures are not yet reported as status 5)."""
     if ONLY and name not in ONLY:
         return
+    allocs_too = allocs_too or ALL_ALLOCS
     cnt = os.path.join(T, "count")
     clean(out)
     if os.path.exists(cnt):
@@ -264,26 +267,26 @@ class PairRun:
 # The other commands: their output writes (stdout, -o/-w files), each failing.
 synth = os.path.join(T, "synth.pcap")
 torture("tcprdma synth -o", ["tcprdma", "synth", "-o", synth, "--size", "40000"], out=synth,
-        allocs_too=False)
+        allocs_too=True)
 bodies = os.path.join(T, "bodies")
 torture("tcprdma synth --bodies", ["tcprdma", "synth", "-o", synth, "--size", "40000",
-                                   "--bodies", bodies], out=bodies, allocs_too=False)
+                                   "--bodies", bodies], out=bodies, allocs_too=True)
 ipcap = os.path.join(T, "ib.pcap")
-torture("ipoib pcap -w", ["ipoib", "pcap", "-w", ipcap], out=ipcap, allocs_too=False)
+torture("ipoib pcap -w", ["ipoib", "pcap", "-w", ipcap], out=ipcap, allocs_too=True)
 torture("ipoib matrix", ["ipoib", "matrix"], allocs_too=False)
-torture("ipoib service-id", ["ipoib", "service-id", "tcp", "40", "--hex"], allocs_too=False)
+torture("ipoib service-id", ["ipoib", "service-id", "tcp", "40", "--hex"], allocs_too=True)
 torture("demo --offline", ["demo", "--offline", "--bytes", "1M"], stdout_full=False,
         allocs_too=False)
 torture("demo (loopback)", ["demo", "--bytes", "1M"], stdout_full=False, allocs_too=False)
-torture("analyze packing", ["analyze", "packing"], allocs_too=False)
+torture("analyze packing", ["analyze", "packing"], allocs_too=True)
 svg = os.path.join(T, "p.svg")
 torture("analyze placement --svg", ["analyze", "placement", os.path.join(data, "siw/guest.pcap"),
-                                    "--svg", svg], out=svg, stdout_full=False, allocs_too=False)
+                                    "--svg", svg], out=svg, stdout_full=False, allocs_too=True)
 rep = os.path.join(T, "r.html")
 torture("dump --report", ["dump", "-q", "--no-progress", os.path.join(data, "dump/01_clean.pcap"),
-                          "--report", rep], out=rep, stdout_full=False, allocs_too=False)
+                          "--report", rep], out=rep, stdout_full=False, allocs_too=True)
 torture("bench crc --json", ["bench", "crc", "--quick", "--size", "64", "--json"],
-        stdout_full=False, allocs_too=False)
+        stdout_full=False, allocs_too=True)
 pairs = [
     ("rping", ["rping", "-s", "-a", "127.0.0.1", "-p", "{port}", "-C", "3", "-V", "-v"],
      ["rping", "-c", "-a", "127.0.0.1", "-p", "{port}", "-C", "3", "-V", "-v"], False),

@@ -208,7 +208,10 @@ static int cmd_matrix(int argc, char **argv)
     for (size_t a = 0; a < k; a++)
         for (size_t b = 0; b < k; b++) {
             dw_ipoib_pair_result r;
-            if (dw_ipoib_pair_run(a, b, &o.po, &r) < 0) {
+            int rc = dw_ipoib_pair_run(a, b, &o.po, &r);
+            if (rc == DW_ERR_NOMEM)
+                return cli_nomem("ddpwire ipoib matrix", "the simulation");
+            if (rc < 0) {
                 fprintf(stderr, "ddpwire ipoib matrix: the simulation could not start\n");
                 return 1;
             }

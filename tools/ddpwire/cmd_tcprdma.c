@@ -345,7 +345,9 @@ static int synth_run(synth *S)
     ssize_t n = dw_tcpopt_segment_stream(NULL, 0, &ss, w->resp_len, w->x, w->nx, w->msgs, w->nm);
     dw_tcpopt_segment *seg = n > 0 ? calloc((size_t)n, sizeof *seg) : NULL;
     int status = 0;
-    if (n <= 0 || !seg ||
+    if (n > 0 && !seg) {
+        status = cli_nomem(P_SYNTH, "segmenting the workload");
+    } else if (n <= 0 ||
         dw_tcpopt_segment_stream(seg, (size_t)n, &ss, w->resp_len, w->x, w->nx, w->msgs,
                                  w->nm) != n) {
         fprintf(stderr, "ddpwire tcprdma synth: cannot segment this workload (%s)\n",
