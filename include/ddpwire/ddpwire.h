@@ -15,6 +15,7 @@
  *   conn.h         one MPA/IFT connection, sans-I/O: start-up, framing, receiving
  *   ddp.h, rdmap.h DDP and RDMAP codecs
  *   qp.h           a sans-I/O queue pair (Send, Write, Read, Terminate)
+ *   nvmeof.h       NVMe over Fabrics (RDMA transport): codecs and a host
  *   tcpopt.h       the TCP RDMA option (kind 25): codec, walker, rules
  *   tcpopt_rid.h   its RID formats (NFS, HTTP, CIFS)
  *   tcpopt_seg.h   its sender segmenter
@@ -51,6 +52,7 @@
 #include <ddpwire/ddp.h>
 #include <ddpwire/rdmap.h>
 #include <ddpwire/qp.h>
+#include <ddpwire/nvmeof.h>
 #include <ddpwire/tcpopt.h>
 #include <ddpwire/tcpopt_rid.h>
 #include <ddpwire/tcpopt_seg.h>

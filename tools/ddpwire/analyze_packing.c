@@ -221,7 +221,7 @@ static int client(void *arg, void *res, const an_ctx *c)
     dw_sock_info info;
     dw_sock_get_info(s, &info);
     r->emss = info.emss;
-    uint64_t t0 = an_now_ns();
+    uint64_t t0 = cli_now_ns();
     /* all queued at once: the packer sees every FPDU (text 7.2) */
     int rc = dw_sock_sendv(s, v, n_rec);
     r->ulpdus = n_rec;
@@ -230,7 +230,7 @@ static int client(void *arg, void *res, const an_ctx *c)
     ssize_t n = 0;
     while (!rc && (n = dw_sock_recv(s)) > 0)
         ;
-    r->ns = an_now_ns() - t0;
+    r->ns = cli_now_ns() - t0;
     r->rc = rc ? rc : n == DW_ERR_CLOSED ? 0 : (int32_t)n;
     dw_sock_close(s);
     free(buf), free(v);

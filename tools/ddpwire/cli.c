@@ -14,6 +14,62 @@
 /* The subcommand being parsed, for messages ("ddpwire dump"). */
 static const char *cli_prog = "ddpwire";
 
+void cli_group_list(const cli_group *g, FILE *f)
+{
+    for (size_t i = 0; i < g->n; i++)
+        fprintf(f, "  %-9s %s\n", g->cmds[i].name, g->cmds[i].help);
+}
+
+static const cli_cmd *group_find(const cli_group *g, const char *name)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (!strcmp(name, g->cmds[i].name))
+            return &g->cmds[i];
+    return NULL;
+}
+
+static void group_help(const cli_group *g, FILE *f)
+{
+    if (g->usage)
+        g->usage(f);
+    else if (g->help && f == stdout)
+        g->help();
+    else
+        cli_group_list(g, f);
+}
+
+int cli_dispatch(const cli_group *g, int argc, char **argv)
+{
+    const char *a = argc >= 2 ? argv[1] : NULL;
+    if (a && (!strcmp(a, "--help") || !strcmp(a, "-h") || (!strcmp(a, "help") && argc < 3))) {
+        group_help(g, stdout);
+        return 0;
+    }
+    if (a && !strcmp(a, "--version"))
+        return cli_version(g->prog);
+    if (a && !strcmp(a, "help")) { /* help NAME: NAME --help */
+        const cli_cmd *c = group_find(g, argv[2]);
+        char *h[] = {argv[2], "--help", NULL};
+        if (c)
+            return c->run(2, h);
+        a = argv[2];
+    } else if (a) {
+        const cli_cmd *c = group_find(g, a);
+        if (c)
+            return c->run(argc - 1, argv + 1);
+    }
+    if (!a && g->usage) {
+        g->usage(stderr);
+        return 2;
+    }
+    if (a)
+        fprintf(stderr, "%s: unknown %s '%s' (%s --help lists them)\n", g->prog, g->what, a,
+                g->prog);
+    else
+        fprintf(stderr, "%s: expected a %s (%s --help lists them)\n", g->prog, g->what, g->prog);
+    return 2;
+}
+
 int cli_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
     char *end;

@@ -107,20 +107,13 @@ static void *serve(void *arg)
     return NULL;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Sends records until total octets; returns 0 or a DW_ERR_*. */
 static int client_send(dw_sock *c, plan *p, uint64_t total, uint64_t *sent_recs)
 {
     struct iovec v[BATCH];
     uint64_t s = p->seed, sent = 0, recs = 0;
     int tty = isatty(STDERR_FILENO);
-    double t0 = now(), shown = t0;
+    double t0 = cli_now(), shown = t0;
     while (sent < total) {
         size_t n = 0;
         for (; n < BATCH && sent < total; n++) {
@@ -132,8 +125,8 @@ static int client_send(dw_sock *c, plan *p, uint64_t total, uint64_t *sent_recs)
         if (rc)
             return rc;
         recs += n;
-        if (tty && now() - shown > 0.25) {
-            shown = now();
+        if (tty && cli_now() - shown > 0.25) {
+            shown = cli_now();
             fprintf(stderr, "\r  sent %llu records, %.0f MB, %.2f GB/s ...",
                     (unsigned long long)recs, sent / 1e6, sent / (shown - t0) / 1e9);
         }
@@ -210,14 +203,14 @@ int cmd_demo(int argc, char **argv)
            o.seg_mode == DW_MPA_SEG_PACKED ? "packed" : "aligned", info.emss,
            o.framing == DW_FRAMING_IFT ? "largest record" : "MULPDU", info.mulpdu,
            dw_crc32c_impl_name(dw_crc32c_impl_get()));
-    double t0 = now();
+    double t0 = cli_now();
     uint64_t recs = 0;
     int rc = client_send(c, &p, total, &recs);
     if (!rc)
         rc = dw_sock_shutdown(c);
     while (!rc && dw_sock_recv(c) > 0) /* until the listener closes */
         ;
-    double el = now() - t0;
+    double el = cli_now() - t0;
     dw_sock_close(c);
     pthread_join(t, NULL);
     close(v.lfd);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The segment receiver fed by the network simulator (include/ddpwire/netsim.h): the
+ * The segment receiver fed by the network simulator (<ddpwire_sim/netsim.h>): the
  * simulator's own promises; every combination of aligned, packed and
  * re-segmented cuts, loss with retransmission under a new segmentation,
  * reordering, duplication and a path MTU that shrinks, with stores from
