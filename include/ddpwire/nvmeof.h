@@ -331,6 +331,9 @@ typedef struct dw_nvmeof_host_callbacks {
                          void *user_data);
 } dw_nvmeof_host_callbacks;
 
+/** The layout of dw_nvmeof_host_callbacks this header describes (see <ddpwire/common.h>). */
+#define DW_NVMEOF_HOST_CALLBACKS_VERSION 1
+
 typedef struct dw_nvmeof_host_settings {
     /** Required: the subsystem NQN (DW_NVMEOF_DISCOVERY_NQN: a discovery
      *  controller, which has no namespaces and no I/O queues). */
@@ -355,12 +358,24 @@ typedef struct dw_nvmeof_host_settings {
     const dw_mem *mem;
 } dw_nvmeof_host_settings;
 
-DW_EXTERN void dw_nvmeof_host_settings_default(dw_nvmeof_host_settings *s);
+/** The layout of dw_nvmeof_host_settings this header describes (see <ddpwire/common.h>). */
+#define DW_NVMEOF_HOST_SETTINGS_VERSION 1
+
+DW_EXTERN int dw_nvmeof_host_settings_default_versioned(int settings_version,
+                                                        dw_nvmeof_host_settings *s);
+#define dw_nvmeof_host_settings_default(s) \
+    dw_nvmeof_host_settings_default_versioned(DW_NVMEOF_HOST_SETTINGS_VERSION, (s))
 
 /** Creates a host (settings required, subnqn set; callbacks.send
  *  required). Returns 0, DW_ERR_INVAL or DW_ERR_NOMEM. */
-DW_EXTERN int dw_nvmeof_host_new(dw_nvmeof_host **ph, const dw_nvmeof_host_settings *settings,
-                                 const dw_nvmeof_host_callbacks *callbacks, void *user_data);
+DW_EXTERN int dw_nvmeof_host_new_versioned(dw_nvmeof_host **ph, int settings_version,
+                                           const dw_nvmeof_host_settings *settings,
+                                           int callbacks_version,
+                                           const dw_nvmeof_host_callbacks *callbacks,
+                                           void *user_data);
+#define dw_nvmeof_host_new(ph, settings, callbacks, user_data) \
+    dw_nvmeof_host_new_versioned((ph), DW_NVMEOF_HOST_SETTINGS_VERSION, (settings), \
+        DW_NVMEOF_HOST_CALLBACKS_VERSION, (callbacks), (user_data))
 /** Frees a host and its queue pairs; NULL is allowed. */
 DW_EXTERN void dw_nvmeof_host_del(dw_nvmeof_host *h);
 

@@ -15,8 +15,12 @@
 
 #include "base/mem.h"
 #include "nvmeof/nvmeof_host_int.h"
+#include "base/versioned.h"
 
-void dw_nvmeof_host_settings_default(dw_nvmeof_host_settings *s)
+DW_VERSIONS_1(nvmeof_host_callbacks_v, dw_nvmeof_host_callbacks, on_terminate);
+DW_VERSIONS_1(nvmeof_host_settings_v, dw_nvmeof_host_settings, mem);
+
+static void nvmeof_host_settings_fill(dw_nvmeof_host_settings *s)
 {
     memset(s, 0, sizeof *s);
     s->io_queues = 1;
@@ -24,6 +28,13 @@ void dw_nvmeof_host_settings_default(dw_nvmeof_host_settings *s)
     s->kato_ms = 5000;
     s->nsid = 1;
     s->invalidate = 1;
+}
+
+int dw_nvmeof_host_settings_default_versioned(int settings_version, dw_nvmeof_host_settings *s)
+{
+    dw_nvmeof_host_settings cur;
+    nvmeof_host_settings_fill(&cur);
+    return DW_VERSIONED_OUT(s, cur, settings_version, nvmeof_host_settings_v);
 }
 
 static int settings_ok(const dw_nvmeof_host_settings *s)
@@ -53,8 +64,8 @@ static int queue_alloc(dw_nvmeof_host *h, nv_queue *q, uint16_t qid, unsigned en
     return q->slots && q->rbuf ? 0 : DW_ERR_NOMEM;
 }
 
-int dw_nvmeof_host_new(dw_nvmeof_host **ph, const dw_nvmeof_host_settings *settings,
-                       const dw_nvmeof_host_callbacks *callbacks, void *user_data)
+static int nvmeof_host_new_latest(dw_nvmeof_host **ph, const dw_nvmeof_host_settings *settings,
+                                  const dw_nvmeof_host_callbacks *callbacks, void *user_data)
 {
     if (!ph || !settings || !callbacks || !callbacks->send || !settings_ok(settings))
         return DW_ERR_INVAL;
@@ -83,6 +94,23 @@ int dw_nvmeof_host_new(dw_nvmeof_host **ph, const dw_nvmeof_host_settings *setti
     }
     *ph = h;
     return 0;
+}
+
+int dw_nvmeof_host_new_versioned(dw_nvmeof_host **ph, int settings_version,
+                                 const dw_nvmeof_host_settings *settings,
+                                 int callbacks_version,
+                                 const dw_nvmeof_host_callbacks *callbacks, void *user_data)
+{
+    dw_nvmeof_host_settings settings_cur;
+    if (settings_version != DW_NVMEOF_HOST_SETTINGS_VERSION)
+        dw_nvmeof_host_settings_default(&settings_cur);
+    dw_nvmeof_host_callbacks callbacks_cur = {0};
+    int err = 0;
+    DW_VERSIONED_IN(settings, settings_cur, settings_version, nvmeof_host_settings_v, err);
+    DW_VERSIONED_IN(callbacks, callbacks_cur, callbacks_version, nvmeof_host_callbacks_v, err);
+    if (err)
+        return err;
+    return nvmeof_host_new_latest(ph, settings, callbacks, user_data);
 }
 
 void dw_nvmeof_host_del(dw_nvmeof_host *h)

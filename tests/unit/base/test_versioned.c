@@ -128,6 +128,8 @@ static void test_objects_refuse_unknown_versions(void)
         REFUSED(dw_dissect_new_versioned((dw_dissect **)&o, 1, NULL, n, NULL, NULL), o);
         REFUSED(dw_conn_new_versioned((dw_conn **)&o, n, NULL, 1, NULL, NULL), o);
         REFUSED(dw_conn_new_versioned((dw_conn **)&o, 1, NULL, n, NULL, NULL), o);
+        REFUSED(dw_nvmeof_host_new_versioned((dw_nvmeof_host **)&o, n, NULL, 1, NULL, NULL), o);
+        REFUSED(dw_nvmeof_host_new_versioned((dw_nvmeof_host **)&o, 1, NULL, n, NULL, NULL), o);
         dw_mpa_nego_settings ns;
         dw_mpa_nego_settings_default(&ns);
         uint8_t out[64];
@@ -184,6 +186,7 @@ static void test_defaults_refuse_unknown_versions(void)
     DEFAULT_REFUSED(dw_flowtab_settings, dw_flowtab_settings_default_versioned);
     DEFAULT_REFUSED(dw_dissect_settings, dw_dissect_settings_default_versioned);
     DEFAULT_REFUSED(dw_conn_settings, dw_conn_settings_default_versioned);
+    DEFAULT_REFUSED(dw_nvmeof_host_settings, dw_nvmeof_host_settings_default_versioned);
 }
 
 /* The familiar names still work as before: the macros pass the header's version. */
