@@ -25,20 +25,24 @@
  *  - rx: the records delivered, in order, then at most one error (code,
  *    offset of the FPDU it names) or a clean close.
  *  - seg: its on_deliver sequence (with the octets given to on_place at
- *    that offset) equals rx's records, and its error offset equals rx's.
- *    Its code equals rx's, but for one documented difference: having
- *    placed later FPDUs ahead (MPA 7.4 by markers), a corrupted
- *    ULPDU_Length that makes an FPDU overlap one already placed is a
- *    marker/length disagreement (code 3) where the in-order receiver,
- *    which never saw the later FPDU, reports the CRC (2) or, when the
- *    length runs past the end, the close (1), for the same FPDU.
+ *    that offset) equals rx's records, and its error (code, offset)
+ *    equals rx's; but when seg found its error ahead of its in-order
+ *    point (an FPDU located early, by a marker, MPA 7.4), which it
+ *    reports at once (MPA 9), its records are a prefix of rx's (the
+ *    FPDUs before the error that had not arrived are never delivered)
+ *    and only "rx reports an error too" is required: seg reports the
+ *    first error it detects, not the first in stream order, and its
+ *    code and offset may differ (a corrupted ULPDU_Length overlapping an
+ *    FPDU placed ahead is code 3 where rx says 2 or 1; a marker corrupted
+ *    by the same fault names another FPDU start).
  *  - check: a receiver's verdict per FPDU record (CRC BAD: code 2, a bad
  *    marker in an FPDU whose CRC is good or off: 3, CRC MISSING at the
  *    end: 1; MPA 9's order) gives the same records (offset, length, the
  *    first 256 octets) and the same first error at the same offset. The
  *    checker goes on after errors (what comes after is not compared) and
- *    it reports a ULPDU_Length of 0 as lost framing (EV_LENGTH) where a
- *    receiver frames an empty ULPDU: with the CRC on, the receivers then
+ *    it reports a ULPDU_Length of 0 as lost framing (EV_LENGTH, at the
+ *    length field: 4 octets after the FPDU's offset when a marker leads
+ *    it) where a receiver frames an empty ULPDU: with the CRC on, the receivers then
  *    report code 2 there; with it off they deliver an empty record there
  *    and their later records are not compared with the checker's.
  *  - With no corruption: all three deliver exactly the sender's records
@@ -50,6 +54,8 @@
 #include <ddpwire/mpa.h>
 #include <ddpwire/mpa_check.h>
 #include <ddpwire/mpa_seg.h>
+
+#include "fuzz_flags.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -442,18 +448,25 @@ static int same_recs(const outcome *a, const outcome *b, int full)
     return 1;
 }
 
-static void agree(int corrupted, int crc)
+/* The checker's EV_LENGTH names the ULPDU_Length field: the FPDU's
+ * offset, 4 octets on when the FPDU begins with a marker. */
+static int at_length(uint64_t fpdu_off, int markers)
+{
+    return g.ck.err_off == fpdu_off ||
+           (markers && fpdu_off % DW_MPA_MARKER_INTERVAL == 0 && g.ck.err_off == fpdu_off + 4);
+}
+
+static void agree(int corrupted, int crc, int markers)
 {
     /* seg and rx: the same records (a prefix when seg's error was found
      * ahead of its in-order point), the same error offset */
-    if (g.rx.err_off != g.seg.err_off || g.seg.n > g.rx.n ||
-        (!g.seg_ahead && g.seg.n != g.rx.n))
+    if (g.seg.n > g.rx.n || (!g.seg_ahead && g.seg.n != g.rx.n))
         abort();
     for (size_t i = 0; i < g.seg.n; i++)
         if (g.seg.r[i].off != g.rx.r[i].off || g.seg.r[i].hash != g.rx.r[i].hash)
             abort();
-    if (g.rx.code != g.seg.code &&
-        !(g.seg_ahead && g.seg.code == DW_MPA_ERR_MARKER && g.rx.code != DW_MPA_ERR_MARKER))
+    if (g.seg_ahead ? !g.rx.code
+                    : g.rx.code != g.seg.code || g.rx.err_off != g.seg.err_off)
         abort();
     /* check and rx */
     if (ck_lost) { /* ULPDU_Length 0 at err_off */
@@ -464,8 +477,8 @@ static void agree(int corrupted, int crc)
         for (size_t i = 0; i < n; i++)
             if (t->r[i].off != g.rx.r[i].off || t->r[i].headhash != g.rx.r[i].headhash)
                 abort();
-        if (crc ? g.rx.code != DW_MPA_ERR_CRC || g.rx.err_off != g.ck.err_off
-                : g.rx.n == n || g.rx.r[n].off != g.ck.err_off || g.rx.r[n].len)
+        if (crc ? g.rx.code != DW_MPA_ERR_CRC || !at_length(g.rx.err_off, markers)
+                : g.rx.n == n || !at_length(g.rx.r[n].off, markers) || g.rx.r[n].len)
             abort();
     } else if (!same_recs(&g.rx, &g.ck, 0) || g.rx.code != g.ck.code ||
                g.rx.err_off != g.ck.err_off) {
@@ -506,6 +519,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     run_rx(cfg, seed);
     run_seg(cfg, seed);
     run_check(cfg, seed);
-    agree(corrupted, cfg[0] >> 1 & 1);
+    agree(corrupted, cfg[0] >> 1 & 1, cfg[0] & 1);
     return 0;
 }
