@@ -45,6 +45,12 @@
  *    it) where a receiver frames an empty ULPDU: with the CRC on, the receivers then
  *    report code 2 there; with it off they deliver an empty record there
  *    and their later records are not compared with the checker's.
+ *    A ULPDU_Length of 64769..65535 (MPA 5.2 forbids it; siw sends it) is
+ *    framed by all; when a marker inside that FPDU disagrees with it, the
+ *    checker reports code 3 at once (EV_MARKER, and its error's offset
+ *    is the length field's), while a receiver judges the FPDU at its end
+ *    (CRC first: 2, else 3) or at the close (1): same FPDU, any of
+ *    those codes.
  *  - With no corruption: all three deliver exactly the sender's records
  *    at the sender's offsets and close cleanly. Without the CRC a
  *    corrupted payload is delivered as it is, by all three alike.
@@ -56,6 +62,10 @@
 #include <ddpwire/mpa_seg.h>
 
 #include "fuzz_flags.h"
+
+#ifdef DIFF_DEBUG
+#include <stdio.h>
+#endif
 
 #include <stdlib.h>
 #include <string.h>
@@ -197,16 +207,26 @@ static int corrupt(const uint8_t *cfg)
 }
 
 /* TCP segments: of 1..max octets, or FPDU-aligned (cut at each FPDU
- * start, and within an FPDU every max octets). */
+ * start, and within an FPDU every max octets). Segments of a few octets
+ * only in a window of 1 KiB at a seeded offset (the others up to 1460):
+ * the segment receiver's lookup of the last FPDU placed before a
+ * position walks back over every remembered hint and anchor, so
+ * thousands of tiny out-of-order segments made an execution quadratic. */
 static void cut(const uint8_t *cfg, uint64_t *seed)
 {
     static const size_t sizes[] = {2, 7, 64, 200, 536, 1460, 4000, 9000};
-    size_t max = sizes[cfg[10] & 7];
+    size_t max = sizes[cfg[10] & 7], wa = 0, wb = g.wlen;
+    if (max < 64 && g.wlen > 1024) { /* tiny segments in a 1 KiB window only */
+        wa = (size_t)(rnd(seed) % g.wlen);
+        wb = wa + 1024;
+    }
     g.ncut = 0;
     g.cut[g.ncut++] = 0;
     size_t next_fpdu = 0, k = 0;
     for (size_t o = 0; o < g.wlen;) {
-        size_t end = o + 1 + (size_t)(rnd(seed) % max);
+        size_t end = o + 1 + (size_t)(rnd(seed) % (o >= wa && o < wb ? max : 1460));
+        if (o < wa && end > wa)
+            end = wa;
         if (cfg[0] & 8) {
             while (k < g.sent.n && next_fpdu <= o)
                 next_fpdu = g.sent.r[k++].off;
@@ -346,6 +366,8 @@ static void run_seg(const uint8_t *cfg, uint64_t seed)
 /* ---- the checker ----------------------------------------------------- */
 
 static int ck_lost; /* framing lost before any error: later records not compared */
+static uint64_t ck_over; /* an FPDU above 64768 begun here (its length field), not ended */
+static int ck_over_err;  /* the checker's first error: a marker inside it disagreed */
 
 static void ck_fpdu(dw_mpa_check *c, const dw_mpa_check_fpdu *f, void *u)
 {
@@ -353,6 +375,7 @@ static void ck_fpdu(dw_mpa_check *c, const dw_mpa_check_fpdu *f, void *u)
     if (g.ck.code || ck_lost)
         return;
     uint64_t off = f->offset - g.prefix;
+    ck_over = NONE;
     if (f->crc == DW_MPA_CHECK_CRC_BAD)
         set_err(&g.ck, DW_MPA_ERR_CRC, off);
     else if (f->crc == DW_MPA_CHECK_CRC_MISSING)
@@ -368,6 +391,10 @@ static void ck_fpdu(dw_mpa_check *c, const dw_mpa_check_fpdu *f, void *u)
 static void ck_event(dw_mpa_check *c, const dw_mpa_check_event *ev, void *u)
 {
     (void)c, (void)u;
+#ifdef DIFF_DEBUG
+    fprintf(stderr, "check event %s code %d at %lld: %s\n", dw_mpa_check_event_name(ev->kind),
+            (int)ev->code, (long long)(ev->offset - g.prefix), ev->detail);
+#endif
     if (ev->kind == DW_MPA_CHECK_EV_START && ev->offset != g.prefix)
         abort();
     if (ev->kind == DW_MPA_CHECK_EV_NO_START && !g.wlen)
@@ -376,6 +403,13 @@ static void ck_event(dw_mpa_check *c, const dw_mpa_check_event *ev, void *u)
         ev->kind == DW_MPA_CHECK_EV_NO_START || ev->kind == DW_MPA_CHECK_EV_GAP ||
         ev->kind == DW_MPA_CHECK_EV_MODE)
         abort(); /* none of these can happen here */
+    if (ev->kind == DW_MPA_CHECK_EV_OVERSIZE)
+        ck_over = ev->offset - g.prefix;
+    if (ev->kind == DW_MPA_CHECK_EV_MARKER && ev->code == DW_MPA_ERR_MARKER && ck_over != NONE &&
+        !g.ck.code && !ck_lost) {
+        set_err(&g.ck, DW_MPA_ERR_MARKER, ck_over);
+        ck_over_err = 1;
+    }
     if (ev->kind == DW_MPA_CHECK_EV_LENGTH && !g.ck.code && !ck_lost) {
         ck_lost = 1;
         g.ck.err_off = ev->offset - g.prefix; /* code stays 0: see the top */
@@ -393,7 +427,8 @@ static void run_check(const uint8_t *cfg, uint64_t seed)
     s.head_len = 256;
     dw_mpa_check_callbacks cb = {ck_fpdu, NULL, ck_event};
     dw_mpa_check *c;
-    ck_lost = 0;
+    ck_lost = ck_over_err = 0;
+    ck_over = NONE;
     if (dw_mpa_check_new(&c, &s, &cb, NULL))
         abort();
     uint64_t pkt = 1;
@@ -420,7 +455,6 @@ static void run_check(const uint8_t *cfg, uint64_t seed)
 /* ---- agreement ------------------------------------------------------- */
 
 #ifdef DIFF_DEBUG /* cc -DDIFF_DEBUG: what each reader said */
-#include <stdio.h>
 static void show(const char *who, const outcome *o)
 {
     fprintf(stderr, "%s: %zu records, code %d at %lld:", who, o->n, o->code,
@@ -479,6 +513,9 @@ static void agree(int corrupted, int crc, int markers)
                 abort();
         if (crc ? g.rx.code != DW_MPA_ERR_CRC || !at_length(g.rx.err_off, markers)
                 : g.rx.n == n || !at_length(g.rx.r[n].off, markers) || g.rx.r[n].len)
+            abort();
+    } else if (ck_over_err) { /* at the FPDU above 64768: rx says 1, 2 or 3 there */
+        if (!same_recs(&g.rx, &g.ck, 0) || !g.rx.code || !at_length(g.rx.err_off, markers))
             abort();
     } else if (!same_recs(&g.rx, &g.ck, 0) || g.rx.code != g.ck.code ||
                g.rx.err_off != g.ck.err_off) {

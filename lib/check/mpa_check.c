@@ -262,8 +262,21 @@ static void search_again(dw_mpa_check *c)
  * non-zero when that FPDU begins with this very marker. */
 static int lose_at_marker(dw_mpa_check *c, const dw_mpa_check_marker *m)
 {
+    if (c->shadow) { /* inside an FPDU taken on a length above 64768 */
+        /* MPA 9 code 3: marker and ULPDU_Length disagree (a receiver says
+         * so, or 2 or 1, at this FPDU: it is never delivered) */
+        c->st.length_errors++;
+        snprintf(c->detail, sizeof c->detail,
+                 "FPDUPTR %u of the marker at offset %llu disagrees with ULPDU_Length %u "
+                 "of the FPDU at offset %llu",
+                 m->fpduptr, (unsigned long long)m->offset, c->f.ulen,
+                 (unsigned long long)c->rec.offset);
+        dw_ck_emit(c, DW_MPA_CHECK_EV_MARKER, DW_MPA_ERR_MARKER, m->offset, m->seq, m->pkt,
+                   4, NULL);
+    }
     snprintf(c->detail, sizeof c->detail,
-             "FPDUPTR %u of the marker at offset %llu disagrees after a bad CRC",
+             c->shadow ? "FPDUPTR %u of the marker at offset %llu disagrees with a length above 64768"
+                       : "FPDUPTR %u of the marker at offset %llu disagrees after a bad CRC",
              m->fpduptr, (unsigned long long)m->offset);
     dw_ck_emit(c, DW_MPA_CHECK_EV_SYNC_LOST, DW_MPA_ERR_NONE, m->offset,
                m->seq, m->pkt, 0, NULL);
