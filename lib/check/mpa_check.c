@@ -265,7 +265,7 @@ static int lose_at_marker(dw_mpa_check *c, const dw_mpa_check_marker *m)
     if (c->shadow) { /* inside an FPDU taken on a length above 64768 */
         /* MPA 9 code 3: marker and ULPDU_Length disagree (a receiver says
          * so, or 2 or 1, at this FPDU: it is never delivered) */
-        c->st.length_errors++;
+        c->st.marker_errors++;
         snprintf(c->detail, sizeof c->detail,
                  "FPDUPTR %u of the marker at offset %llu disagrees with ULPDU_Length %u "
                  "of the FPDU at offset %llu",
@@ -312,8 +312,11 @@ static void on_marker(dw_mpa_check *c)
     m.fpduptr = dw_get_be16(f->mark + 2);
     m.ok = dw_ck_marker_ok(f, m.pos, m.fpduptr, &m.expected);
     if (!m.ok && c->suspect) {
-        if (!lose_at_marker(c, &m))
+        int counted = c->shadow != 0; /* an MPA error (marker_errors): seen */
+        if (!lose_at_marker(c, &m)) {
+            c->st.markers_seen += counted;
             return;
+        }
         m.ok = dw_ck_marker_ok(f, m.pos, m.fpduptr, &m.expected);
     }
     c->st.markers_seen++;
