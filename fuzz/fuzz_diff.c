@@ -38,8 +38,9 @@
  *    first error it detects, not the first in stream order. Known and
  *    not fixed: a corrupted marker in an FPDU whose CRC is bad that
  *    names the in-order FPDU (or an anchored one) from beyond its end
- *    makes seg blame that valid FPDU (code 3, before rx's code 2 at the
- *    marker's FPDU): MPA 9 gives code 3 only with a valid CRC. Accepted
+ *    makes seg blame that valid FPDU (code 3, before rx's error at the
+ *    marker's FPDU: 2, or 1 when it is cut off): MPA 9 gives code 3 only
+ *    with a valid CRC. Accepted
  *    here (seg's records a prefix of rx's) until that is changed.
  *  - check: a receiver's verdict per FPDU record (CRC BAD: code 2, a bad
  *    marker in an FPDU whose CRC is good or off: 3, CRC MISSING at the
@@ -502,8 +503,8 @@ static void agree(int corrupted, int crc, int markers)
      * ahead of its in-order point), the same error offset */
     /* known, not fixed: a marker in a later FPDU whose CRC is bad, naming
      * the in-order or an anchored FPDU, convicts that one (code 3) */
-    int seg_blames = g.seg_early && g.seg.code == DW_MPA_ERR_MARKER &&
-                     g.rx.code == DW_MPA_ERR_CRC && g.seg.err_off < g.rx.err_off;
+    int seg_blames = g.seg_early && g.seg.code == DW_MPA_ERR_MARKER && g.rx.code &&
+                     g.seg.err_off < g.rx.err_off;
     if (g.seg.n > g.rx.n || (!g.seg_ahead && !seg_blames && g.seg.n != g.rx.n))
         abort();
     for (size_t i = 0; i < g.seg.n; i++)
