@@ -44,6 +44,10 @@ typedef struct dw_fr_tx_settings {
     dw_mpa_tx_settings mpa;
     /** Used when framing is IFT. */
     dw_ift_tx_settings ift;
+    /** The allocator of this object's allocations and of the framing's
+     * when its own mem is NULL (NULL: the C library's); see
+     * <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
 } dw_fr_tx_settings;
 
 /** Both framings' defaults, and the framing given. */
@@ -164,6 +168,10 @@ typedef struct dw_fr_rx_settings {
      * the receiver takes nothing more.
      */
     size_t buf_size;
+    /** The allocator of this object's allocations and of the framing's
+     * when its own mem is NULL (NULL: the C library's); see
+     * <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
 } dw_fr_rx_settings;
 
 /** Both framings' defaults, and the framing given. */

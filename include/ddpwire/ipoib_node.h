@@ -15,6 +15,7 @@
 #define DDPWIRE_IPOIB_NODE_H
 
 #include <ddpwire/ipoib.h>
+#include <ddpwire/mem.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -128,6 +129,9 @@ typedef struct dw_ipoib_node_settings {
     uint32_t conn_qpn_base;
     /** Peers, accepted connections, packets waiting for ARP. */
     unsigned max_peers, max_conns, pend_max;
+    /** The allocator of every allocation (NULL: the C library's);
+     * see <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
 } dw_ipoib_node_settings;
 
 /** Fills the defaults: draft profile, UD only, everything above. */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "base/mem.h"
 
 /* Read Requests tracked per direction (more outstanding is a violation
  * of any IRD a real device announces). */
@@ -46,15 +47,24 @@ struct dw_rdma_check {
     dw_rdma_check_where at; /* the ULPDU being checked */
     int dir;
     char detail[224];
+    const dw_mem *mem;
 };
 
-int dw_rdma_check_new(dw_rdma_check **pc, const dw_rdma_check_callbacks *cb, void *user_data)
+void dw_rdma_check_settings_default(dw_rdma_check_settings *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+int dw_rdma_check_new(dw_rdma_check **pc, const dw_rdma_check_settings *settings,
+                      const dw_rdma_check_callbacks *cb, void *user_data)
 {
     if (!pc)
         return DW_ERR_INVAL;
-    dw_rdma_check *c = calloc(1, sizeof *c);
+    const dw_mem *m = settings ? settings->mem : NULL;
+    dw_rdma_check *c = dw_mem_calloc(m, 1, sizeof *c);
     if (!(*pc = c))
         return DW_ERR_NOMEM;
+    c->mem = m;
     if (cb)
         c->cb = *cb;
     c->ud = user_data;
@@ -65,7 +75,8 @@ int dw_rdma_check_new(dw_rdma_check **pc, const dw_rdma_check_callbacks *cb, voi
 
 void dw_rdma_check_del(dw_rdma_check *c)
 {
-    free(c);
+    if (c)
+        dw_mem_free(c->mem, c);
 }
 
 static void emit(dw_rdma_check *c, dw_rdma_check_event_kind k, int error)
