@@ -38,7 +38,8 @@ static void usage(FILE *f)
     fprintf(f, "  %-9s %s\n", "help", "help COMMAND: the command's options (as COMMAND --help)");
     fprintf(f, "\nEvery command takes --help and --version. Records are a 2-octet\n"
                "big-endian length followed by that many octets.\n"
-               "DDPWIRE_CRC32C=portable|sse42|pclmul|avx512 forces a CRC32c path.\n");
+               "DDPWIRE_CRC32C=portable|sse42|pclmul|avx512|avx2 forces a CRC32c path,\n"
+               "DDPWIRE_CRC32C_TUNE=generic|zen3|zen4|zen5 its tuning.\n");
 }
 
 /* Lets a user (or a comparison run) force a CRC32c implementation. */
@@ -58,6 +59,19 @@ static int apply_crc_env(void)
     return -1;
 }
 
+/* ... and a tuning (which split of folding and crc32 chains). */
+static int apply_tune_env(void)
+{
+    const char *e = getenv("DDPWIRE_CRC32C_TUNE");
+    if (!e || !*e)
+        return 0;
+    for (int i = 0; i < DW_CRC32C_TUNE_COUNT; i++)
+        if (!strcmp(e, dw_crc32c_tuning_name((dw_crc32c_tuning)i)))
+            return dw_crc32c_set_tuning((dw_crc32c_tuning)i);
+    fprintf(stderr, "ddpwire: unknown DDPWIRE_CRC32C_TUNE '%s'\n", e);
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -68,7 +82,7 @@ int main(int argc, char **argv)
         printf("ddpwire %s\n", dw_version());
         return 0;
     }
-    if (apply_crc_env())
+    if (apply_crc_env() || apply_tune_env())
         return 2;
     if (!strcmp(argv[1], "help")) {
         if (argc < 3) {
