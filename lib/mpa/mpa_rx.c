@@ -174,6 +174,24 @@ static uint32_t crc_add(const dw_mpa_rx *rx, uint32_t crc, const uint8_t *p,
     return rx->set.crc ? dw_crc32c(crc, p, n) : 0;
 }
 
+/* Without a one-pass kernel: octets per CRC call before the copy-out. */
+#define RX_CHUNK 8192u
+
+/* j whole periods at in (from a marker) without a kernel: the CRC of
+ * each chunk in one call (reg: raw register), then its ULPDU octets out. */
+static uint32_t run_chunked(const uint8_t *in, uint8_t *dst, size_t j,
+                            uint32_t reg)
+{
+    const size_t per = RX_CHUNK / 512;
+    for (size_t k = 0; k < j; k += per) {
+        size_t m = j - k < per ? j - k : per;
+        reg = ~dw_crc32c(~reg, in + 512 * k, 512 * m);
+        for (size_t i = k; i < k + m; i++)
+            memcpy(dst + 508 * i, in + 512 * i + 4, 508);
+    }
+    return reg;
+}
+
 /* A whole FPDU at in (stream offset rx->off, markers inside its ULPDU):
  * its ULPDU to dst without markers, and its CRC into rx->crc. */
 static void strip_copy(dw_mpa_rx *rx, const uint8_t *in, size_t ulen,
@@ -186,24 +204,30 @@ static void strip_copy(dw_mpa_rx *rx, const uint8_t *in, size_t ulen,
         rx->crc = ops->rx(&im, in, dst);
         return;
     }
-    size_t lead = dw_mpa_is_marker_pos(rx->off) ? 4 : 0;
-    uint32_t crc = crc_add(rx, 0, in, lead + 2);
-    size_t got = 0, at = lead + 2;
-    while (got < ulen) {
-        uint64_t pos = rx->off + at;
-        if (dw_mpa_is_marker_pos(pos)) {
-            crc = crc_add(rx, crc, in + at, 4);
-            at += 4;
-            continue;
+    /* No kernel: the image is contiguous here, so one CRC call per chunk
+     * of it (the CRC's long-buffer paths), then the chunk's ULPDU pieces
+     * copied out around the markers while it is still in L1. */
+    size_t got = 0, at = (dw_mpa_is_marker_pos(rx->off) ? 4 : 0) + 2;
+    uint32_t crc = 0;
+    for (size_t done = 0; done < flen - 4;) {
+        size_t cend = flen - 4 - done > RX_CHUNK ? done + RX_CHUNK : flen - 4;
+        crc = crc_add(rx, crc, in + done, cend - done);
+        done = cend;
+        while (got < ulen && at < cend) {
+            uint64_t pos = rx->off + at;
+            if (dw_mpa_is_marker_pos(pos)) {
+                at += 4;
+                continue;
+            }
+            size_t take = 512 - pos % 512;
+            take = take < ulen - got ? take : ulen - got;
+            take = take < cend - at ? take : cend - at;
+            memcpy(dst + got, in + at, take);
+            got += take;
+            at += take;
         }
-        size_t room = 512 - pos % 512, take = ulen - got;
-        take = take < room ? take : room;
-        crc = rx->set.crc ? dw_crc32c_copy(crc, dst + got, in + at, take)
-                          : (memcpy(dst + got, in + at, take), 0);
-        got += take;
-        at += take;
     }
-    rx->crc = crc_add(rx, crc, in + at, flen - 4 - at);
+    rx->crc = crc;
 }
 
 /*
@@ -296,12 +320,15 @@ static ssize_t periods_step(dw_mpa_rx *rx, const uint8_t *in, size_t n)
         return 0;
     size_t j = n / 512, jd = (rx->ulen - rx->got) / 508;
     j = j < jd ? j : jd;
-    const dw_mpa_crc_ops *ops = j >= RUN_MIN ? dw_mpa_crc_fast() : NULL;
-    if (!ops)
+    if (j < RUN_MIN)
         return 0;
+    const dw_mpa_crc_ops *ops = dw_mpa_crc_fast();
     for (size_t k = 0; k < j; k++)
         check_marker(rx, in + 512 * k, rx->off + 512 * k);
-    rx->crc = ~ops->rx_run(in, rx->dst + rx->got, j, ~rx->crc);
+    if (ops)
+        rx->crc = ~ops->rx_run(in, rx->dst + rx->got, j, ~rx->crc);
+    else
+        rx->crc = ~run_chunked(in, rx->dst + rx->got, j, ~rx->crc);
     rx->got += 508 * j;
     rx->off += 512 * j;
     if (!(rx->body_left -= 508 * j))
