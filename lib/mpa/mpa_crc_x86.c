@@ -276,5 +276,8 @@ static T_AVX512 uint32_t rx_crc(const dw_mpa_img *im, const uint8_t *wire,
 const dw_mpa_crc_ops *dw_mpa_crc_fast(void)
 {
     static const dw_mpa_crc_ops ops = {tx_crc, rx_crc, dw_mpa_fz_rx_run};
-    return dw_crc32c_get_impl() == DW_CRC32C_AVX512 ? &ops : NULL;
+    static const dw_mpa_crc_ops chunk = {dw_mpa_chunk_tx, dw_mpa_chunk_rx,
+                                         dw_mpa_chunk_rx_run};
+    dw_crc32c_impl i = dw_crc32c_get_impl();
+    return i == DW_CRC32C_AVX512 ? &ops : i == DW_CRC32C_PORTABLE ? NULL : &chunk;
 }

@@ -174,60 +174,27 @@ static uint32_t crc_add(const dw_mpa_rx *rx, uint32_t crc, const uint8_t *p,
     return rx->set.crc ? dw_crc32c(crc, p, n) : 0;
 }
 
-/* Without a one-pass kernel: octets per CRC call before the copy-out. */
-#define RX_CHUNK 8192u
-
-/* j whole periods at in (from a marker) without a kernel: the CRC of
- * each chunk in one call (reg: raw register), then its ULPDU octets out. */
-static uint32_t run_chunked(const uint8_t *in, uint8_t *dst, size_t j,
-                            uint32_t reg)
-{
-    const size_t per = RX_CHUNK / 512;
-    for (size_t k = 0; k < j; k += per) {
-        size_t m = j - k < per ? j - k : per;
-        reg = ~dw_crc32c(~reg, in + 512 * k, 512 * m);
-        for (size_t i = k; i < k + m; i++)
-            memcpy(dst + 508 * i, in + 512 * i + 4, 508);
-    }
-    return reg;
-}
-
 /* A whole FPDU at in (stream offset rx->off, markers inside its ULPDU):
  * its ULPDU to dst without markers, and its CRC into rx->crc. */
 static void strip_copy(dw_mpa_rx *rx, const uint8_t *in, size_t ulen,
-                       size_t flen, uint8_t *dst)
+                       uint8_t *dst)
 {
-    const dw_mpa_crc_ops *ops = rx->set.crc ? dw_mpa_crc_fast() : NULL;
-    if (ops) { /* one pass: fold the image, scatter the ULPDU */
-        dw_mpa_img im;
-        dw_mpa_img_init(&im, NULL, ulen, (uint32_t)rx->off, 1, 0);
-        rx->crc = ops->rx(&im, in, dst);
+    dw_mpa_img im;
+    dw_mpa_img_init(&im, NULL, ulen, (uint32_t)rx->off, 1, 0);
+    if (!rx->set.crc) { /* no CRC to take: the copy alone */
+        uint32_t got = 0, at = im.hdr_off + 2, m = im.mark;
+        while (got < ulen) {
+            uint32_t take = m - at < ulen - got ? m - at : (uint32_t)ulen - got;
+            memcpy(dst + got, in + at, take);
+            got += take, at = m + 4, m += DW_MPA_MARKER_INTERVAL;
+        }
         return;
     }
-    /* No kernel: the image is contiguous here, so one CRC call per chunk
-     * of it (the CRC's long-buffer paths), then the chunk's ULPDU pieces
-     * copied out around the markers while it is still in L1. */
-    size_t got = 0, at = (dw_mpa_is_marker_pos(rx->off) ? 4 : 0) + 2;
-    uint32_t crc = 0;
-    for (size_t done = 0; done < flen - 4;) {
-        size_t cend = flen - 4 - done > RX_CHUNK ? done + RX_CHUNK : flen - 4;
-        crc = crc_add(rx, crc, in + done, cend - done);
-        done = cend;
-        while (got < ulen && at < cend) {
-            uint64_t pos = rx->off + at;
-            if (dw_mpa_is_marker_pos(pos)) {
-                at += 4;
-                continue;
-            }
-            size_t take = 512 - pos % 512;
-            take = take < ulen - got ? take : ulen - got;
-            take = take < cend - at ? take : cend - at;
-            memcpy(dst + got, in + at, take);
-            got += take;
-            at += take;
-        }
-    }
-    rx->crc = crc;
+    /* one pass (AVX-512: fold the image, scatter the ULPDU) or chunks (one
+     * CRC call per chunk of the image, then its ULPDU copied out); the
+     * portable reference takes the chunks too */
+    const dw_mpa_crc_ops *ops = dw_mpa_crc_fast();
+    rx->crc = (ops ? ops->rx : dw_mpa_chunk_rx)(&im, in, dst);
 }
 
 /*
@@ -261,7 +228,7 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
         uint8_t *dst = ulpdu_dst(rx, ulen);
         if (!dst)
             return DW_ERR_NOMEM;
-        strip_copy(rx, in, ulen, flen, dst);
+        strip_copy(rx, in, ulen, dst);
         data = dst;
     }
     rx->off += flen;
@@ -325,10 +292,8 @@ static ssize_t periods_step(dw_mpa_rx *rx, const uint8_t *in, size_t n)
     const dw_mpa_crc_ops *ops = dw_mpa_crc_fast();
     for (size_t k = 0; k < j; k++)
         check_marker(rx, in + 512 * k, rx->off + 512 * k);
-    if (ops)
-        rx->crc = ~ops->rx_run(in, rx->dst + rx->got, j, ~rx->crc);
-    else
-        rx->crc = ~run_chunked(in, rx->dst + rx->got, j, ~rx->crc);
+    rx->crc = ~(ops ? ops->rx_run : dw_mpa_chunk_rx_run)(in, rx->dst + rx->got,
+                                                          j, ~rx->crc);
     rx->got += 508 * j;
     rx->off += 512 * j;
     if (!(rx->body_left -= 508 * j))
