@@ -17,9 +17,15 @@
 #include "base/bytes.h"
 #include "mpa/mpa_crc.h"
 
-/* Octets per CRC call: a few times the CRC's fused threshold, well
- * inside L1 with the copy beside it. */
-#define CHUNK 4096u
+/* Octets per CRC call: several times the CRC's fused threshold (its
+ * set-up and merge are per call), inside L1 with the copy beside it; the
+ * sender's staging is on the stack, so smaller. */
+#ifndef DW_MPA_CHUNK_RX
+#define DW_MPA_CHUNK_RX 16384u
+#endif
+#ifndef DW_MPA_CHUNK_TX
+#define DW_MPA_CHUNK_TX 8192u
+#endif
 
 /* Writes image octets [r, e) of im at o (o: where octet r goes). */
 static void img_write(const dw_mpa_img *im, uint8_t *o, uint32_t r, uint32_t e)
@@ -66,10 +72,11 @@ static void img_write(const dw_mpa_img *im, uint8_t *o, uint32_t r, uint32_t e)
 
 uint32_t dw_mpa_chunk_tx(const dw_mpa_img *im, uint8_t *out)
 {
-    uint8_t stage[CHUNK];
+    uint8_t stage[DW_MPA_CHUNK_TX];
     uint32_t crc = 0;
     for (uint32_t r = 0; r < im->crc_off;) {
-        uint32_t e = im->crc_off - r > CHUNK ? r + CHUNK : im->crc_off;
+        uint32_t e = im->crc_off - r > DW_MPA_CHUNK_TX ? r + DW_MPA_CHUNK_TX
+                                                       : im->crc_off;
         uint8_t *o = out ? out + r : stage;
         img_write(im, o, r, e);
         crc = dw_crc32c(crc, o, e - r);
@@ -102,7 +109,8 @@ uint32_t dw_mpa_chunk_rx(const dw_mpa_img *im, const uint8_t *wire,
     uint32_t crc = 0, got = 0, m = im->mark;
     uint32_t r = im->hdr_off + 2; /* copied up to here */
     for (uint32_t c = 0; c < im->crc_off;) {
-        uint32_t e = im->crc_off - c > CHUNK ? c + CHUNK : im->crc_off;
+        uint32_t e = im->crc_off - c > DW_MPA_CHUNK_RX ? c + DW_MPA_CHUNK_RX
+                                                       : im->crc_off;
         crc = dw_crc32c(crc, wire + c, e - c);
         if (e > r) {
             strip(im, wire, dst, r, e, &got, &m);
@@ -116,7 +124,7 @@ uint32_t dw_mpa_chunk_rx(const dw_mpa_img *im, const uint8_t *wire,
 uint32_t dw_mpa_chunk_rx_run(const uint8_t *in, uint8_t *dst, size_t j,
                              uint32_t reg)
 {
-    const size_t per = CHUNK / DW_MPA_MARKER_INTERVAL;
+    const size_t per = DW_MPA_CHUNK_RX / DW_MPA_MARKER_INTERVAL;
     for (size_t k = 0; k < j; k += per) {
         size_t n = j - k < per ? j - k : per;
         reg = ~dw_crc32c(~reg, in + 512 * k, 512 * n);
