@@ -395,3 +395,115 @@ INLINE T_AVX2C uint32_t fy_run(uint32_t c, const uint8_t *p, size_t n, int nv,
         return fy_run(c, p, n, nv, q);                                      \
     }
 DW_FY_INSTANCES(FY_INSTANCE)
+
+/* ---- MPA marker periods: CRC and strip in one pass (AVX2 + VPCLMULQDQ) ----
+ *
+ * j periods of an MPA stream from a marker (MPA 7.1: the marker, then 508
+ * ULPDU octets) at in: the CRC register runs over all 512 j octets while
+ * the ULPDU octets (markers stripped) are stored to dst, from the same
+ * loads. Cut as [V | S0 | S1 | S2] by whole periods: V folded with three
+ * 256-bit accumulators, S0..S2 through three crc32 chains, 96 octets of
+ * each per step, merged as in fy_piece. Each period starts with its
+ * marker, so in V the first vector of a period (the marker's) is stored
+ * from a load 4 octets further on, and in a chain the first qword gives
+ * only its upper half. */
+
+/* Vector s (0..15) of the period at p: loaded for the fold, its ULPDU
+ * octets stored at d (the period's 508). */
+INLINE T_AVX2C __m256i sp_vec(const uint8_t *p, uint8_t *d, int s)
+{
+    __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32 * s));
+    if (s)
+        _mm256_storeu_si256((__m256i *)(void *)(d + 32 * s - 4), x);
+    else
+        _mm256_storeu_si256((__m256i *)(void *)d,
+                            _mm256_loadu_si256((const __m256i *)(const void *)(p + 4)));
+    return x;
+}
+
+/* Qwords q..q+3 (q a multiple of 4, 0..60) of the period at p, whose
+ * ULPDU octets go to d; c: the chain's register. */
+INLINE T_SSE42 uint64_t sp_q4(uint64_t c, const uint8_t *p, uint8_t *d, int q)
+{
+    p += 8 * q;
+    uint8_t *o = d + 8 * q - 4;
+    uint64_t a = fz_ld64(p), b = fz_ld64(p + 8), e = fz_ld64(p + 16),
+             f = fz_ld64(p + 24);
+    if (q)
+        memcpy(o, &a, 8);
+    else
+        memcpy(o + 4, p + 4, 4);
+    memcpy(o + 8, &b, 8);
+    memcpy(o + 16, &e, 8);
+    memcpy(o + 24, &f, 8);
+    c = _mm_crc32_u64(c, a);
+    c = _mm_crc32_u64(c, b);
+    c = _mm_crc32_u64(c, e);
+    return _mm_crc32_u64(c, f);
+}
+
+/* The fold of one more vector: x[0] oldest, x[2] newest. */
+#define SP_SHIFT(x, k, v)                                                    \
+    do {                                                                     \
+        __m256i t_ = fy_fold1((x)[0], (k), (v));                             \
+        (x)[0] = (x)[1], (x)[1] = (x)[2], (x)[2] = t_;                       \
+    } while (0)
+
+T_AVX2C uint32_t dw_crc32c_strip_avx2(uint32_t reg, const uint8_t *in,
+                                      uint8_t *dst, size_t j)
+{
+    /* kc periods per chain, 3 kc + (j - 6 kc) periods folded */
+    size_t kc = j / 6, l = 512 * kc, kv = j - 3 * kc;
+    const uint8_t *s = in + 512 * kv;
+    uint8_t *ds = dst + 508 * kv;
+    uint32_t pw[3];
+    if (kc)
+        fz_powers(pw, l, 0);
+    const __m256i k = fy_kd(3);
+    __m256i x[3] = {_mm256_setzero_si256(), _mm256_setzero_si256(),
+                    _mm256_setzero_si256()};
+    /* the register enters the first dword (folds of zero are zero) */
+    __m256i first = _mm256_zextsi128_si256(_mm_cvtsi32_si128((int)reg));
+    uint64_t cc[3] = {0, 0, 0};
+    size_t pv = 0; /* periods folded */
+    for (size_t cp = 0; cp < kc; cp++, pv += 3) {
+        const uint8_t *vp = in + 512 * pv;
+        uint8_t *vd = dst + 508 * pv;
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; i++) {
+#pragma GCC unroll 3
+            for (int t = 0; t < 3; t++) {
+                int v = 3 * i + t; /* of the three periods' 48 vectors */
+                __m256i y = sp_vec(vp + 512 * (v / 16), vd + 508 * (v / 16), v % 16);
+                if (v == 0) {
+                    y = _mm256_xor_si256(y, first);
+                    first = _mm256_setzero_si256();
+                }
+                x[t] = fy_fold1(x[t], k, y);
+            }
+            cc[0] = sp_q4(cc[0], s + 512 * cp, ds + 508 * cp, 4 * i);
+            cc[1] = sp_q4(cc[1], s + l + 512 * cp, ds + 508 * (kc + cp), 4 * i);
+            cc[2] = sp_q4(cc[2], s + 2 * l + 512 * cp, ds + 508 * (2 * kc + cp), 4 * i);
+        }
+    }
+    for (; pv < kv; pv++) {
+        const uint8_t *vp = in + 512 * pv;
+        uint8_t *vd = dst + 508 * pv;
+#pragma GCC unroll 16
+        for (int v = 0; v < 16; v++) {
+            __m256i y = sp_vec(vp, vd, v);
+            if (v == 0) {
+                y = _mm256_xor_si256(y, first);
+                first = _mm256_setzero_si256();
+            }
+            SP_SHIFT(x, k, y);
+        }
+    }
+    __m256i r = fy_fold1(x[1], fy_kd(1), x[2]);
+    r = fy_fold1(x[0], fy_kd(2), r);
+    __m128i y = fx_fold1(_mm256_castsi256_si128(r), _mm_set_epi64x(K128_HI, K128_LO),
+                         _mm256_extracti128_si256(r, 1));
+    uint32_t cv = lane_crc(y);
+    _mm256_zeroupper();
+    return kc ? fz_merge(cv, cc, pw) : cv;
+}

@@ -77,6 +77,12 @@ DW_FY_INSTANCES(DW_FY_DECL)
 #define DW_CRC32C_FUSE_AVX2_MIN 576   /* avx2: below, as pclmul */
 #endif
 
+/* MPA: j marker periods (a marker and 508 ULPDU octets) from a marker at
+ * in; the raw register over all their octets (from reg), their ULPDU
+ * octets stored to dst (508 j) from the same loads. AVX2 + VPCLMULQDQ. */
+uint32_t dw_crc32c_strip_avx2(uint32_t reg, const uint8_t *in, uint8_t *dst,
+                              size_t j);
+
 /* Run-time tuning per microarchitecture (crc32c_x86.c): which fused
  * kernel each path uses. */
 typedef struct dw_crc32c_tune_ops {

@@ -12,7 +12,9 @@
  * are never touched, so nothing outside the buffers is read or written.
  */
 #include <ddpwire/crc32c.h>
+#include <string.h>
 
+#include "crc32c/crc32c_impl.h"
 #include "crc32c/crc32c_x86.h"
 #include "mpa/mpa_crc.h"
 #include "mpa/mpa_crc_fuse_x86.h"
@@ -273,11 +275,40 @@ static T_AVX512 uint32_t rx_crc(const dw_mpa_img *im, const uint8_t *wire,
     return img_fold(im, (uintptr_t)dst, RX, wire, NULL);
 }
 
+/* AVX2 (no AVX-512): the image's whole periods inside the ULPDU in one
+ * pass of CRC and strip (dw_crc32c_strip_avx2), the octets before and
+ * after them (under a period each) through dw_crc32c() and memcpy. */
+static uint32_t rx_avx2(const dw_mpa_img *im, const uint8_t *wire, uint8_t *dst)
+{
+    uint32_t u0 = im->hdr_off + 2, m0 = im->mark, len = im->len;
+    uint32_t g0 = m0 - u0; /* ULPDU octets before the first marker */
+    size_t j = m0 < im->crc_off && g0 < len ? (len - g0) / 508 : 0;
+    if (j < 2)
+        return dw_mpa_chunk_rx(im, wire, dst);
+    uint32_t crc = dw_crc32c(0, wire, m0);
+    memcpy(dst, wire + u0, g0);
+    crc = ~dw_crc32c_strip_avx2(~crc, wire + m0, dst + g0, j);
+    uint32_t r = m0 + 512 * (uint32_t)j, got = g0 + 508 * (uint32_t)j;
+    if (got < len) /* r: a marker, then the rest of the ULPDU */
+        memcpy(dst + got, wire + r + 4, len - got);
+    return dw_crc32c(crc, wire + r, im->crc_off - r);
+}
+
+static uint32_t rx_run_avx2(const uint8_t *in, uint8_t *dst, size_t j,
+                            uint32_t reg)
+{
+    return dw_crc32c_strip_avx2(reg, in, dst, j);
+}
+
 const dw_mpa_crc_ops *dw_mpa_crc_fast(void)
 {
     static const dw_mpa_crc_ops ops = {tx_crc, rx_crc, dw_mpa_fz_rx_run};
     static const dw_mpa_crc_ops chunk = {dw_mpa_chunk_tx, dw_mpa_chunk_rx,
                                          dw_mpa_chunk_rx_run};
+    static const dw_mpa_crc_ops avx2 = {dw_mpa_chunk_tx, rx_avx2, rx_run_avx2};
     dw_crc32c_impl i = dw_crc32c_get_impl();
-    return i == DW_CRC32C_AVX512 ? &ops : i == DW_CRC32C_PORTABLE ? NULL : &chunk;
+    return i == DW_CRC32C_AVX512 ? &ops
+           : i == DW_CRC32C_AVX2 ? &avx2
+           : i == DW_CRC32C_PORTABLE ? NULL
+                                     : &chunk;
 }
