@@ -507,3 +507,129 @@ T_AVX2C uint32_t dw_crc32c_strip_avx2(uint32_t reg, const uint8_t *in,
     _mm256_zeroupper();
     return kc ? fz_merge(cv, cc, pw) : cv;
 }
+
+/* ---- the sender's mirror: marker periods gathered from the ULPDU ----
+ *
+ * j periods of an FPDU image from a marker: each is the marker dword (its
+ * FPDUPTR ptr, then ptr + 512, ...: MPA 7.1) and the next 508 ULPDU
+ * octets at u. The raw register runs over the 512 j image octets, which
+ * are also written to out when it is not NULL. Same cut and merge as
+ * dw_crc32c_strip_avx2; a period's first vector is a masked load of its
+ * 28 ULPDU octets (nothing before u is read) with the marker inserted. */
+
+INLINE uint32_t gp_marker(uint32_t ptr)
+{
+    ptr &= 0xffffu;
+    return (ptr >> 8 | (ptr & 0xffu) << 8) << 16;
+}
+
+INLINE T_AVX2C __m256i gp_vec(const uint8_t *u, uint8_t *o, int s, uint32_t mk)
+{
+    __m256i x;
+    if (s) {
+        x = _mm256_loadu_si256((const __m256i *)(const void *)(u + 32 * s - 4));
+    } else {
+        const __m256i m = _mm256_set_epi32(-1, -1, -1, -1, -1, -1, -1, 0);
+        x = _mm256_maskload_epi32((const int *)(const void *)(u - 4), m);
+        x = _mm256_blend_epi32(x, _mm256_castsi128_si256(_mm_cvtsi32_si128((int)mk)), 1);
+    }
+    if (o)
+        _mm256_storeu_si256((__m256i *)(void *)(o + 32 * s), x);
+    return x;
+}
+
+INLINE T_SSE42 uint64_t gp_q4(uint64_t c, const uint8_t *u, uint8_t *o, int q,
+                              uint32_t mk)
+{
+    const uint8_t *p = u + 8 * q - 4;
+    uint64_t a, b = fz_ld64(p + 8), e = fz_ld64(p + 16), f = fz_ld64(p + 24);
+    if (q) {
+        a = fz_ld64(p);
+    } else {
+        uint32_t w;
+        memcpy(&w, u, 4);
+        a = mk | (uint64_t)w << 32;
+    }
+    if (o) {
+        o += 8 * q;
+        memcpy(o, &a, 8);
+        memcpy(o + 8, &b, 8);
+        memcpy(o + 16, &e, 8);
+        memcpy(o + 24, &f, 8);
+    }
+    c = _mm_crc32_u64(c, a);
+    c = _mm_crc32_u64(c, b);
+    c = _mm_crc32_u64(c, e);
+    return _mm_crc32_u64(c, f);
+}
+
+INLINE T_AVX2C uint32_t gp_run(uint32_t reg, const uint8_t *u, uint8_t *out,
+                               size_t j, uint32_t ptr, int wr)
+{
+    size_t kc = j / 6, l = 512 * kc, kv = j - 3 * kc;
+    const uint8_t *su = u + 508 * kv;
+    uint8_t *so = wr ? out + 512 * kv : NULL;
+    uint32_t pw[3];
+    if (kc)
+        fz_powers(pw, l, 0);
+    const __m256i k = fy_kd(3);
+    __m256i x[3] = {_mm256_setzero_si256(), _mm256_setzero_si256(),
+                    _mm256_setzero_si256()};
+    __m256i first = _mm256_zextsi128_si256(_mm_cvtsi32_si128((int)reg));
+    uint64_t cc[3] = {0, 0, 0};
+    size_t pv = 0;
+    for (size_t cp = 0; cp < kc; cp++, pv += 3) {
+        const uint8_t *vu = u + 508 * pv;
+        uint8_t *vo = wr ? out + 512 * pv : NULL;
+        uint32_t mv = (uint32_t)(ptr + 512 * pv);
+        uint32_t m0 = gp_marker((uint32_t)(ptr + 512 * (kv + cp)));
+        uint32_t m1 = gp_marker((uint32_t)(ptr + 512 * (kv + kc + cp)));
+        uint32_t m2 = gp_marker((uint32_t)(ptr + 512 * (kv + 2 * kc + cp)));
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; i++) {
+#pragma GCC unroll 3
+            for (int t = 0; t < 3; t++) {
+                int v = 3 * i + t;
+                __m256i y = gp_vec(vu + 508 * (v / 16), wr ? vo + 512 * (v / 16) : NULL,
+                                   v % 16, gp_marker(mv + 512u * (uint32_t)(v / 16)));
+                if (v == 0) {
+                    y = _mm256_xor_si256(y, first);
+                    first = _mm256_setzero_si256();
+                }
+                x[t] = fy_fold1(x[t], k, y);
+            }
+            cc[0] = gp_q4(cc[0], su + 508 * cp, wr ? so + 512 * cp : NULL, 4 * i, m0);
+            cc[1] = gp_q4(cc[1], su + 508 * (kc + cp), wr ? so + l + 512 * cp : NULL,
+                          4 * i, m1);
+            cc[2] = gp_q4(cc[2], su + 508 * (2 * kc + cp),
+                          wr ? so + 2 * l + 512 * cp : NULL, 4 * i, m2);
+        }
+    }
+    for (; pv < kv; pv++) {
+        const uint8_t *vu = u + 508 * pv;
+        uint8_t *vo = wr ? out + 512 * pv : NULL;
+        uint32_t mk = gp_marker((uint32_t)(ptr + 512 * pv));
+#pragma GCC unroll 16
+        for (int v = 0; v < 16; v++) {
+            __m256i y = gp_vec(vu, vo, v, mk);
+            if (v == 0) {
+                y = _mm256_xor_si256(y, first);
+                first = _mm256_setzero_si256();
+            }
+            SP_SHIFT(x, k, y);
+        }
+    }
+    __m256i r = fy_fold1(x[1], fy_kd(1), x[2]);
+    r = fy_fold1(x[0], fy_kd(2), r);
+    __m128i y = fx_fold1(_mm256_castsi256_si128(r), _mm_set_epi64x(K128_HI, K128_LO),
+                         _mm256_extracti128_si256(r, 1));
+    uint32_t cv = lane_crc(y);
+    _mm256_zeroupper();
+    return kc ? fz_merge(cv, cc, pw) : cv;
+}
+
+T_AVX2C uint32_t dw_crc32c_gather_avx2(uint32_t reg, const uint8_t *u,
+                                       uint8_t *out, size_t j, uint32_t ptr)
+{
+    return out ? gp_run(reg, u, out, j, ptr, 1) : gp_run(reg, u, NULL, j, ptr, 0);
+}

@@ -83,6 +83,13 @@ DW_FY_INSTANCES(DW_FY_DECL)
 uint32_t dw_crc32c_strip_avx2(uint32_t reg, const uint8_t *in, uint8_t *dst,
                               size_t j);
 
+/* The sender's mirror: j periods of an FPDU image from a marker whose
+ * FPDUPTR is ptr (then ptr + 512, ...), each the marker and the next 508
+ * ULPDU octets from u (nothing before u is read); the raw register over
+ * the 512 j image octets, also written to out unless NULL. */
+uint32_t dw_crc32c_gather_avx2(uint32_t reg, const uint8_t *u, uint8_t *out,
+                               size_t j, uint32_t ptr);
+
 /* Run-time tuning per microarchitecture (crc32c_x86.c): which fused
  * kernel each path uses. */
 typedef struct dw_crc32c_tune_ops {

@@ -70,19 +70,23 @@ static void img_write(const dw_mpa_img *im, uint8_t *o, uint32_t r, uint32_t e)
     }
 }
 
-uint32_t dw_mpa_chunk_tx(const dw_mpa_img *im, uint8_t *out)
+uint32_t dw_mpa_chunk_tx_range(const dw_mpa_img *im, uint8_t *out, uint32_t r,
+                               uint32_t end, uint32_t crc)
 {
     uint8_t stage[DW_MPA_CHUNK_TX];
-    uint32_t crc = 0;
-    for (uint32_t r = 0; r < im->crc_off;) {
-        uint32_t e = im->crc_off - r > DW_MPA_CHUNK_TX ? r + DW_MPA_CHUNK_TX
-                                                       : im->crc_off;
+    while (r < end) {
+        uint32_t e = end - r > DW_MPA_CHUNK_TX ? r + DW_MPA_CHUNK_TX : end;
         uint8_t *o = out ? out + r : stage;
         img_write(im, o, r, e);
         crc = dw_crc32c(crc, o, e - r);
         r = e;
     }
     return crc;
+}
+
+uint32_t dw_mpa_chunk_tx(const dw_mpa_img *im, uint8_t *out)
+{
+    return dw_mpa_chunk_tx_range(im, out, 0, im->crc_off, 0);
 }
 
 /* Copies the ULPDU octets among image octets [r, e) of wire to dst;

@@ -294,6 +294,27 @@ static uint32_t rx_avx2(const dw_mpa_img *im, const uint8_t *wire, uint8_t *dst)
     return dw_crc32c(crc, wire + r, im->crc_off - r);
 }
 
+/* AVX2: the whole periods after the ULPDU's first marker (and past any
+ * header given apart) gathered from the ULPDU in one pass; the octets
+ * before and after them chunk by chunk. */
+static uint32_t tx_avx2(const dw_mpa_img *im, uint8_t *out)
+{
+    uint32_t u0 = im->hdr_off + 2, m0 = im->mark, len = im->len;
+    uint32_t g0 = m0 - u0, k0 = 0;
+    if (m0 >= im->crc_off || g0 >= len)
+        return dw_mpa_chunk_tx(im, out);
+    if (im->hlen > g0)
+        k0 = (im->hlen - g0 + 507) / 508;
+    uint32_t ms = m0 + 512 * k0, gs = g0 + 508 * k0;
+    size_t j = gs < len ? (len - gs) / 508 : 0;
+    if (j < 2)
+        return dw_mpa_chunk_tx(im, out);
+    uint32_t crc = dw_mpa_chunk_tx_range(im, out, 0, ms, 0);
+    crc = ~dw_crc32c_gather_avx2(~crc, im->ulpdu + gs, out ? out + ms : NULL, j,
+                                 ms - im->ptr_sub);
+    return dw_mpa_chunk_tx_range(im, out, ms + 512 * (uint32_t)j, im->crc_off, crc);
+}
+
 static uint32_t rx_run_avx2(const uint8_t *in, uint8_t *dst, size_t j,
                             uint32_t reg)
 {
@@ -305,7 +326,7 @@ const dw_mpa_crc_ops *dw_mpa_crc_fast(void)
     static const dw_mpa_crc_ops ops = {tx_crc, rx_crc, dw_mpa_fz_rx_run};
     static const dw_mpa_crc_ops chunk = {dw_mpa_chunk_tx, dw_mpa_chunk_rx,
                                          dw_mpa_chunk_rx_run};
-    static const dw_mpa_crc_ops avx2 = {dw_mpa_chunk_tx, rx_avx2, rx_run_avx2};
+    static const dw_mpa_crc_ops avx2 = {tx_avx2, rx_avx2, rx_run_avx2};
     dw_crc32c_impl i = dw_crc32c_get_impl();
     return i == DW_CRC32C_AVX512 ? &ops
            : i == DW_CRC32C_AVX2 ? &avx2
