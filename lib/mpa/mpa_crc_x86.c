@@ -275,6 +275,12 @@ static T_AVX512 uint32_t rx_crc(const dw_mpa_img *im, const uint8_t *wire,
     return img_fold(im, (uintptr_t)dst, RX, wire, NULL);
 }
 
+/* Below this many whole periods the head and tail (each under a period,
+ * one crc32 chain at these lengths) cost more than one chunked pass. */
+#ifndef DW_MPA_PERIODS_MIN
+#define DW_MPA_PERIODS_MIN 4
+#endif
+
 /* AVX2 (no AVX-512): the image's whole periods inside the ULPDU in one
  * pass of CRC and strip (dw_crc32c_strip_avx2), the octets before and
  * after them (under a period each) through dw_crc32c() and memcpy. */
@@ -283,7 +289,7 @@ static uint32_t rx_avx2(const dw_mpa_img *im, const uint8_t *wire, uint8_t *dst)
     uint32_t u0 = im->hdr_off + 2, m0 = im->mark, len = im->len;
     uint32_t g0 = m0 - u0; /* ULPDU octets before the first marker */
     size_t j = m0 < im->crc_off && g0 < len ? (len - g0) / 508 : 0;
-    if (j < 2)
+    if (j < DW_MPA_PERIODS_MIN)
         return dw_mpa_chunk_rx(im, wire, dst);
     uint32_t crc = dw_crc32c(0, wire, m0);
     memcpy(dst, wire + u0, g0);
@@ -307,7 +313,7 @@ static uint32_t tx_avx2(const dw_mpa_img *im, uint8_t *out)
         k0 = (im->hlen - g0 + 507) / 508;
     uint32_t ms = m0 + 512 * k0, gs = g0 + 508 * k0;
     size_t j = gs < len ? (len - gs) / 508 : 0;
-    if (j < 2)
+    if (j < DW_MPA_PERIODS_MIN)
         return dw_mpa_chunk_tx(im, out);
     uint32_t crc = dw_mpa_chunk_tx_range(im, out, 0, ms, 0);
     crc = ~dw_crc32c_gather_avx2(~crc, im->ulpdu + gs, out ? out + ms : NULL, j,
