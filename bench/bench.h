@@ -5,6 +5,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+/* The JSON string escaper of the program the benchmarks are linked into
+ * (the CLI's one: tools/ddpwire/cli_rec.c). */
+void cli_json_str(FILE *f, const char *s);
 
 /* A published CRC32c kernel loaded at run time (bench_anchor.c). */
 typedef uint32_t (*dw_bench_anchor_fn)(uint32_t crc0, const char *buf, size_t len);
@@ -89,9 +94,9 @@ void dw_bench_header(const dw_bench_opts *o, const char *bench, const char *titl
 
 /*
  * One result: a table row, or one JSON line
- * {"type": "result", "bench": "crc", "impl": "...", "size_bytes": 1460,
- *  "bytes_per_second": 1.2e10, "gbit_per_second": 98.7, ...}
- * followed by "bytes_per_tsc_cycle" (where there is a TSC) and, when
+ * {"type": "result", "bench": "crc", "impl": "...", "size_octets": 1460,
+ *  "octets_per_second": 1.2e10, "gbit_per_second": 98.7, ...}
+ * followed by "octets_per_tsc_cycle" (where there is a TSC) and, when
  * ratio_key is not NULL, "ratio_<ratio_key>": ratio. gb_per_s is in GB/s
  * (1e9 octets per second).
  */
@@ -99,7 +104,7 @@ void dw_bench_report(const dw_bench_opts *o, const char *bench,
                      const char *impl, size_t size, double gb_per_s,
                      const char *ratio_key, double ratio);
 
-/* The same with n extra fields: keys "ratio_*" and "ns_*" as given,
+/* The same with n extra fields: keys "ratio_*" and "nanoseconds_*" as given,
  * others become "ratio_<key>". */
 void dw_bench_report_n(const dw_bench_opts *o, const char *bench,
                        const char *impl, size_t size, double gbps,
@@ -110,7 +115,7 @@ void dw_bench_report_ratio(const dw_bench_opts *o, const char *bench, const char
                            size_t size, const char *key, double ratio);
 
 /* Pieces of a JSON result line for benchmarks with their own fields:
- * open (type, bench, impl, size_bytes), rate (bytes_per_second,
+ * open (type, bench, impl, size_octets), rate (octets_per_second,
  * gbit_per_second from GB/s), then the caller's fields, then close. */
 void dw_bench_json_open(const char *bench, const char *impl, size_t size);
 void dw_bench_json_rate(double gb_per_s);

@@ -10,7 +10,7 @@
  *               (marker stripping + copy + CRC, delivery); anchor: CRC32c
  *               alone over the same ULPDU (goal >= 85 %); memcpy of the
  *               same ULPDUs is shown too (vs_memcpy).
- * ns_per_fpdu: nanoseconds per FPDU (64 B goal: <= 10 ns). The vs_crc
+ * nanoseconds_per_fpdu: nanoseconds per FPDU (64 B goal: <= 10 ns). The vs_crc
  * ratios are measured in alternation with the anchor (dw_bench_ratio).
  */
 #include <ddpwire/crc32c.h>
@@ -136,7 +136,7 @@ static int bench_size(ctx *c, const dw_bench_opts *o, size_t ulen, int markers)
     dw_bench_report(o, "mpa", "memcpy", ulen, cpy, NULL, 0);
     double g = dw_bench_gbps(do_frame_iov, c, ulen, o);
     snprintf(name, sizeof name, "frame-iov%s", m);
-    const char *keys[3] = {"vs_crc", "ns_per_fpdu", "vs_memcpy"};
+    const char *keys[3] = {"vs_crc", "nanoseconds_per_fpdu", "vs_memcpy"};
     double vals[3] = {dw_bench_ratio(do_frame_iov, c, do_crc, c, ulen, o),
                       (double)ulen / g, 0};
     dw_bench_report_n(o, "mpa", name, ulen, g, keys, vals, 2);

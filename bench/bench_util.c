@@ -155,20 +155,10 @@ void dw_bench_free(void *p)
     free(p);
 }
 
-/* A JSON string: quotes, backslashes and control octets escaped. */
+/* A JSON string on stdout, by the CLI's one escaper. */
 static void json_str(const char *v)
 {
-    putchar('"');
-    for (; *v; v++) {
-        unsigned char ch = (unsigned char)*v;
-        if (ch == '"' || ch == '\\')
-            printf("\\%c", ch);
-        else if (ch < 0x20)
-            printf("\\u%04x", ch);
-        else
-            putchar(ch);
-    }
-    putchar('"');
+    cli_json_str(stdout, v);
 }
 
 /* The first "model name" (x86, most others), "cpu model" or "Hardware"
@@ -257,13 +247,13 @@ void dw_bench_header(const dw_bench_opts *o, const char *bench, const char *titl
 
 void dw_bench_json_open(const char *bench, const char *impl, size_t size)
 {
-    printf("{\"type\": \"result\", \"bench\": \"%s\", \"impl\": \"%s\", \"size_bytes\": %zu",
+    printf("{\"type\": \"result\", \"bench\": \"%s\", \"impl\": \"%s\", \"size_octets\": %zu",
            bench, impl, size);
 }
 
 void dw_bench_json_rate(double gb_per_s)
 {
-    printf(", \"bytes_per_second\": %.0f, \"gbit_per_second\": %.3f", gb_per_s * 1e9,
+    printf(", \"octets_per_second\": %.0f, \"gbit_per_second\": %.3f", gb_per_s * 1e9,
            gb_per_s * 8);
 }
 
@@ -291,16 +281,16 @@ void dw_bench_report_n(const dw_bench_opts *o, const char *bench,
         dw_bench_json_open(bench, impl, size);
         dw_bench_json_rate(gb_per_s);
         if (hz > 0)
-            printf(", \"bytes_per_tsc_cycle\": %.3f", bpc);
-        for (int i = 0; i < n; i++) /* ratio_* and ns_* as given */
-            printf(strncmp(keys[i], "ratio_", 6) && strncmp(keys[i], "ns_", 3)
+            printf(", \"octets_per_tsc_cycle\": %.3f", bpc);
+        for (int i = 0; i < n; i++) /* ratio_* and nanoseconds_* as given */
+            printf(strncmp(keys[i], "ratio_", 6) && strncmp(keys[i], "nanoseconds_", 12)
                        ? ", \"ratio_%s\": %.3f" : ", \"%s\": %.3f",
                    keys[i], ratios[i]);
         dw_bench_json_close();
     } else {
         printf("%-6s %-18s %8zu %9.2f %7.2f", bench, impl, size, gb_per_s, bpc);
-        for (int i = 0; i < n; i++) /* ns_*: a time, not a ratio */
-            printf(strncmp(keys[i], "ns_", 3) ? "   %s %.2fx" : "   %s %.1f",
+        for (int i = 0; i < n; i++) /* nanoseconds_*: a time, not a ratio */
+            printf(strncmp(keys[i], "nanoseconds_", 12) ? "   %s %.2fx" : "   %s %.1f",
                    keys[i], ratios[i]);
         printf("\n");
         fflush(stdout);

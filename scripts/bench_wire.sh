@@ -119,9 +119,9 @@ try:
     c_cpu = cpu['host_total'] / 100 * e['sum_sent']['seconds']
     s_cpu = cpu['remote_total'] / 100 * secs
     print(json.dumps({'mode': mode, 'mtu': int(mtu), 'loss': float(loss), 'round': int(rnd), 'ok': rc == '0',
-                      'octets': octets, 'seconds': secs, 'gbit_s': octets * 8 / secs / 1e9,
-                      'cpu_client_s': c_cpu, 'cpu_server_s': s_cpu,
-                      'softirq_s': (int(s1) - int(s0)) / int(tck),
+                      'octets': octets, 'seconds': secs, 'gbit_per_second': octets * 8 / secs / 1e9,
+                      'cpu_client_seconds': c_cpu, 'cpu_server_seconds': s_cpu,
+                      'softirq_seconds': (int(s1) - int(s0)) / int(tck),
                       'retrans': e['sum_sent'].get('retransmits', 0)}))
 except Exception as x:
     print(json.dumps({'mode': mode, 'mtu': int(mtu), 'loss': float(loss), 'round': int(rnd), 'ok': False, 'why': str(x)}))
@@ -154,10 +154,10 @@ ok = rc == '0' and src == '0' and c is not None and s is not None
 r = {'mode': mode, 'mtu': int(mtu), 'loss': float(loss), 'round': int(rnd), 'ok': ok}
 if ok:
     r.update({'octets': s['octets'], 'seconds': c['seconds'],
-              'gbit_s': s['octets'] * 8 / c['seconds'] / 1e9,
-              'cpu_client_s': c['cpu_user_s'] + c['cpu_sys_s'],
-              'cpu_server_s': s['cpu_user_s'] + s['cpu_sys_s'],
-              'softirq_s': (int(s1) - int(s0)) / int(tck),
+              'gbit_per_second': s['octets'] * 8 / c['seconds'] / 1e9,
+              'cpu_client_seconds': c['cpu_user_seconds'] + c['cpu_sys_seconds'],
+              'cpu_server_seconds': s['cpu_user_seconds'] + s['cpu_sys_seconds'],
+              'softirq_seconds': (int(s1) - int(s0)) / int(tck),
               'retrans': c['retrans'], 'emss': c['emss'], 'records': s['records']})
 print(json.dumps(r))
 PY
@@ -223,7 +223,7 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 js = sys.argv[2] == '1'
 for r in rows:
     if r.get('ok'):
-        r['cpu_s_per_gb'] = (r['cpu_client_s'] + r['cpu_server_s'] + r['softirq_s']) / (r['octets'] / 1e9)
+        r['cpu_seconds_per_gb'] = (r['cpu_client_seconds'] + r['cpu_server_seconds'] + r['softirq_seconds']) / (r['octets'] / 1e9)
     if js:
         print(json.dumps(dict(r, type='run')))
 out = []
@@ -236,15 +236,15 @@ for (mtu, loss) in sorted({(r['mtu'], r.get('loss', 0)) for r in rows}):
     def med(mode, key):
         v = [r[key] for r in grp if r['mode'] == mode and r.get('ok')]
         return (statistics.median(v), min(v), max(v), len(v)) if v else None
-    base_g, base_c = med('plain', 'gbit_s'), med('plain', 'cpu_s_per_gb')
+    base_g, base_c = med('plain', 'gbit_per_second'), med('plain', 'cpu_seconds_per_gb')
     for m in modes:
-        g, c = med(m, 'gbit_s'), med(m, 'cpu_s_per_gb')
+        g, c = med(m, 'gbit_per_second'), med(m, 'cpu_seconds_per_gb')
         fails = sum(1 for r in grp if r['mode'] == m and not r.get('ok'))
         s = {'type': 'summary', 'mtu': mtu, 'loss_percent': loss, 'mode': m,
              'runs': g[3] if g else 0, 'failed': fails}
         if g:
-            s.update({'gbit_s_median': round(g[0], 3), 'gbit_s_min': round(g[1], 3),
-                      'gbit_s_max': round(g[2], 3), 'cpu_s_per_gb_median': round(c[0], 3),
+            s.update({'gbit_per_second_median': round(g[0], 3), 'gbit_per_second_min': round(g[1], 3),
+                      'gbit_per_second_max': round(g[2], 3), 'cpu_seconds_per_gb_median': round(c[0], 3),
                       'cpu_s_per_gb_min': round(c[1], 3), 'cpu_s_per_gb_max': round(c[2], 3)})
             rt = [r['retrans'] for r in grp if r['mode'] == m and r.get('ok')]
             s['retrans_median'] = statistics.median(rt)
@@ -259,13 +259,13 @@ else:
     print('%-5s %-5s %-14s %4s %22s %8s %22s %8s %8s' % ('MTU', 'loss%', 'mode', 'runs', 'Gbit/s median [range]',
           'x plain', 'CPU s/GB median [range]', 'x plain', 'retrans'))
     for s in out:
-        if 'gbit_s_median' not in s:
+        if 'gbit_per_second_median' not in s:
             print('%-5d %-5g %-14s %4d failed' % (s['mtu'], s['loss_percent'], s['mode'], s['runs']))
             continue
         print('%-5d %-5g %-14s %4d %7.2f [%5.2f-%5.2f] %8s %7.3f [%5.3f-%5.3f] %8s %8g' % (
-            s['mtu'], s['loss_percent'], s['mode'], s['runs'], s['gbit_s_median'], s['gbit_s_min'], s['gbit_s_max'],
+            s['mtu'], s['loss_percent'], s['mode'], s['runs'], s['gbit_per_second_median'], s['gbit_per_second_min'], s['gbit_per_second_max'],
             '%.2f' % s['throughput_vs_plain'] if 'throughput_vs_plain' in s else '-',
-            s['cpu_s_per_gb_median'], s['cpu_s_per_gb_min'], s['cpu_s_per_gb_max'],
+            s['cpu_seconds_per_gb_median'], s['cpu_s_per_gb_min'], s['cpu_s_per_gb_max'],
             '%.2f' % s['cpu_per_gb_vs_plain'] if 'cpu_per_gb_vs_plain' in s else '-',
             s['retrans_median']))
 PY

@@ -31,6 +31,8 @@
 #   SIW_MEM       guest memory in MiB (default 1536)
 #   SIW_SHARE     a host folder the guest mounts as /share (virtio 9p; needs the
 #                 modules 9p and 9pnet_virtio in SIW_MODS)
+#   SIW_FWD       one more host port forwarded to the guest, as qemu's hostfwd
+#                 (e.g. tcp:127.0.0.1:14420-10.0.2.15:4420 for nvmet's port)
 # The cache is rebuilt when these build settings change (build.cfg).
 set -euo pipefail
 # shellcheck source=scripts/lib_apt.sh
@@ -50,7 +52,7 @@ skip() { echo "siw-peer: SKIP: $*" >&2; exit 77; }
 
 # What the cache was built with (SIW_* above): a change rebuilds it.
 build_cfg() {
-  echo "pkgs=$SIW_PKGS mods=$SIW_MODS moddirs=$SIW_MODDIRS smbdirect=$SIW_SMBDIRECT crcparam=$SIW_CRC_PARAM backports=$SIW_BACKPORTS"
+  echo "base=nvmet pkgs=$SIW_PKGS mods=$SIW_MODS moddirs=$SIW_MODDIRS smbdirect=$SIW_SMBDIRECT crcparam=$SIW_CRC_PARAM backports=$SIW_BACKPORTS"
 }
 
 # SIW_BACKPORTS from MIRROR's $SUITE-backports (apt with its own lists in bpo/,
@@ -76,7 +78,7 @@ install_backports() {
 
 # The cache of a build before build.cfg existed: the plain guest.
 build_cfg_default() {
-  SIW_PKGS='' SIW_MODS='' SIW_MODDIRS='' SIW_SMBDIRECT='' SIW_CRC_PARAM='' SIW_BACKPORTS='' build_cfg
+  echo "pkgs= mods= moddirs= smbdirect= crcparam= backports="
 }
 
 # ksmbd.ko and cifs.ko with SMB Direct, from ksrc/ (the same linux-source as siw):
@@ -176,8 +178,9 @@ build() {
   cp -a rootfs "$r"
   rm -rf "$r"/usr/share/{doc,man,info,locale,zoneinfo,i18n} "$r"/var/cache/apt/* "$r"/var/lib/apt/lists/*
   local mod p d
+  # nvmet over siw too (nvmeof_interop): configfs, brd (the RAM disk), nvmet-rdma
   for mod in ib_uverbs rdma_ucm rdma_cm iw_cm ib_core virtio_net virtio_pci crc32c_generic \
-             crc32c-intel libcrc32c $SIW_MODS; do
+             crc32c-intel libcrc32c configfs brd nvmet nvmet-rdma $SIW_MODS; do
     p=$(grep -E "/$mod\.ko:" "$m/modules.dep") || { echo "siw-peer: no module $mod in $kv" >&2; continue; }
     echo "${p%%:*} ${p#*:}" | tr ' ' '\n'
   done | sort -u | grep . | while read -r f; do install -D -m644 "$m/$f" "$r/lib/modules/$kv/$f"; done
@@ -238,7 +241,7 @@ boot() {
   qemu-system-x86_64 -machine q35,accel=$accel -cpu $cpu -smp 2 -m "${SIW_MEM:-1536}" \
     -kernel "kimg/boot/vmlinuz-$kv" -initrd initrd.cpio "${share[@]}" \
     -append "console=ttyS0 rdinit=/init panic=-1 quiet rping_port=$PORT rping_size=$SIZE$append" \
-    -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$PORT-10.0.2.15:$PORT" \
+    -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$PORT-10.0.2.15:$PORT${SIW_FWD:+,hostfwd=$SIW_FWD}" \
     -device virtio-net-pci,netdev=n0 -object filter-dump,id=f0,netdev=n0,file="$W/guest.pcap" \
     -display none -monitor none -no-reboot \
     -chardev "socket,id=s0,path=$W/ser.sock,server=on,wait=off,logfile=$W/console.log" \

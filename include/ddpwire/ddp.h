@@ -104,6 +104,25 @@ DW_EXTERN ssize_t dw_ddp_decode(dw_ddp_hdr *h, const uint8_t *in, size_t len);
  */
 DW_EXTERN ssize_t dw_ddp_encode(uint8_t *out, size_t cap, const dw_ddp_hdr *h);
 
+/**
+ * DDP segmentation (RFC 5041 5.1): the next segment of a message of len
+ * octets whose header is msg (tagged: its first TO; untagged: QN, MSN). Given
+ * *off, the octets of the message already sent (0 at first), fills seg with
+ * the segment's header (L set on the last one; tagged TO = msg's TO + *off,
+ * untagged MO = *off) and returns its payload octets: at most max_ulpdu
+ * minus the header's length (14 or 18). Advances *off. Call it while
+ * *off < len, at least once (a message of 0 octets is one segment); max_ulpdu
+ * may change between calls (an MPA sender's exact fill). Returns DW_ERR_INVAL
+ * when max_ulpdu does not exceed the header, *off is past len, or the offset
+ * would wrap TO (64 bits) or MO (32 bits).
+ */
+DW_EXTERN ssize_t dw_ddp_segment_next(dw_ddp_hdr *seg, const dw_ddp_hdr *msg, size_t len,
+                                      size_t *off, size_t max_ulpdu);
+
+/** The segments dw_ddp_segment_next() makes of len octets with a fixed
+ * max_ulpdu (1 for len 0), or 0 when max_ulpdu does not exceed the header. */
+DW_EXTERN size_t dw_ddp_segment_count(size_t len, size_t max_ulpdu, int tagged);
+
 #ifdef __cplusplus
 }
 #endif

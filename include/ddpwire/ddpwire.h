@@ -11,8 +11,10 @@
  *   ift.h          IFT framing: codec, sender, receiver
  *   framing.h      one interface over MPA or IFT (the socket adapter's)
  *   outq.h         an output queue of frames (the adapter's non-blocking sends)
+ *   conn.h         one MPA/IFT connection, sans-I/O: start-up, framing, receiving
  *   ddp.h, rdmap.h DDP and RDMAP codecs
  *   qp.h           a sans-I/O queue pair (Send, Write, Read, Terminate)
+ *   nvmeof.h       NVMe over Fabrics (RDMA transport): codecs and a host
  *   tcpopt.h       the TCP RDMA option (kind 25)
  *   ipoib.h        IPoIB capability codecs and rules
  *   ipoib_node.h   a sans-I/O IPoIB interface
@@ -35,9 +37,11 @@
 #include <ddpwire/ift.h>
 #include <ddpwire/framing.h>
 #include <ddpwire/outq.h>
+#include <ddpwire/conn.h>
 #include <ddpwire/ddp.h>
 #include <ddpwire/rdmap.h>
 #include <ddpwire/qp.h>
+#include <ddpwire/nvmeof.h>
 #include <ddpwire/tcpopt.h>
 #include <ddpwire/ipoib.h>
 #include <ddpwire/ipoib_node.h>

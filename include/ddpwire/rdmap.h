@@ -112,6 +112,11 @@ typedef enum dw_term_mpa_code {
 /** Non-zero when (layer, etype, code) is in the tables above. */
 DW_EXTERN int dw_rdmap_term_known(unsigned layer, unsigned etype, unsigned code);
 
+/** Short name of an RDMAP opcode (RFC 5040 4.2: "Write", "ReadReq",
+ * "ReadResp", "Send", "SendInv", "SendSE", "SendSEInv", "Terminate"), or
+ * NULL for the reserved opcodes 8-15. */
+DW_EXTERN const char *dw_rdmap_opcode_str(unsigned opcode);
+
 /** Name of a layer ("DDP"), or "unknown layer". */
 DW_EXTERN const char *dw_rdmap_term_layer_str(unsigned layer);
 

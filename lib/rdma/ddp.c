@@ -62,3 +62,32 @@ ssize_t dw_ddp_encode(uint8_t *out, size_t cap, const dw_ddp_hdr *h)
     }
     return (ssize_t)n;
 }
+
+ssize_t dw_ddp_segment_next(dw_ddp_hdr *seg, const dw_ddp_hdr *msg, size_t len, size_t *off,
+                            size_t max_ulpdu)
+{
+    if (!seg || !msg || !off)
+        return DW_ERR_INVAL;
+    size_t hl = DW_DDP_HDR_LEN(msg->tagged), at = *off;
+    if (max_ulpdu <= hl || at > len || (at == len && len))
+        return DW_ERR_INVAL;
+    size_t n = len - at < max_ulpdu - hl ? len - at : max_ulpdu - hl;
+    if (msg->tagged ? msg->to + at < msg->to : at > UINT32_MAX)
+        return DW_ERR_INVAL; /* RFC 5041 7.2: TO wrap; MO is 32 bits */
+    *seg = *msg;
+    seg->last = at + n == len;
+    if (msg->tagged)
+        seg->to = msg->to + at;
+    else
+        seg->mo = (uint32_t)at;
+    *off = at + n;
+    return (ssize_t)n;
+}
+
+size_t dw_ddp_segment_count(size_t len, size_t max_ulpdu, int tagged)
+{
+    size_t hl = DW_DDP_HDR_LEN(tagged);
+    if (max_ulpdu <= hl)
+        return 0;
+    return len ? (len + (max_ulpdu - hl) - 1) / (max_ulpdu - hl) : 1;
+}

@@ -206,21 +206,18 @@ static int can_send(const dw_qp *qp)
 static int send_segments(dw_qp *qp, dw_ddp_hdr *h, const uint8_t *buf, size_t len)
 {
     size_t hl = DW_DDP_HDR_LEN(h->tagged), off = 0;
-    uint64_t to = h->to;
+    const dw_ddp_hdr msg = *h;
     do {
         size_t max = qp->cb.seg_max ? qp->cb.seg_max(qp, qp->u) : 0;
-        max = max > hl && max <= DW_MPA_ULPDU_MAX ? max - hl : qp->s.mulpdu - hl;
-        size_t n = len - off < max ? len - off : max;
-        h->last = off + n == len;
-        if (h->tagged)
-            h->to = to + off;
-        else
-            h->mo = (uint32_t)off;
+        max = max > hl && max <= DW_MPA_ULPDU_MAX ? max : qp->s.mulpdu;
+        size_t at = off;
+        ssize_t n = dw_ddp_segment_next(h, &msg, len, &off, max);
+        if (n < 0)
+            return (int)n;
         dw_ddp_encode(qp->hdr, sizeof qp->hdr, h);
-        int rc = qp->cb.send(qp, qp->hdr, hl, buf ? buf + off : NULL, n, qp->u);
+        int rc = qp->cb.send(qp, qp->hdr, hl, buf ? buf + at : NULL, (size_t)n, qp->u);
         if (rc)
             return rc;
-        off += n;
     } while (off < len);
     return 0;
 }

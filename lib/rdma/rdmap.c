@@ -77,6 +77,13 @@ int dw_rdmap_term_known(unsigned layer, unsigned etype, unsigned code)
     return find_code(layer, etype, code) != NULL;
 }
 
+const char *dw_rdmap_opcode_str(unsigned opcode)
+{
+    static const char *const names[] = {"Write",  "ReadReq", "ReadResp",  "Send",
+                                        "SendInv", "SendSE", "SendSEInv", "Terminate"};
+    return opcode < sizeof names / sizeof names[0] ? names[opcode] : NULL;
+}
+
 const char *dw_rdmap_term_layer_str(unsigned layer)
 {
     static const char *const names[] = {"RDMAP", "DDP", "LLP"};

@@ -26,8 +26,8 @@ meta_keys = {"type", "tool", "version", "bench", "mode", "timing", "time", "time
              "cpu_model", "cpus_online", "system", "crc32c_impl", "crc32c_forced", "crc32c_tuning",
              "tsc_hz"}
 # every value key names its unit (or is a ratio or a count per frame)
-unit = re.compile(r"^(bytes_per_second|gbit_per_second|bytes_per_tsc_cycle|segments_per_second|"
-                  r"rtt_microseconds|iovecs_per_frame|ns_per_[a-z]+|ratio_vs_[a-z]+)$")
+unit = re.compile(r"^(octets_per_second|gbit_per_second|octets_per_tsc_cycle|segments_per_second|"
+                  r"rtt_microseconds|iovecs_per_frame|nanoseconds_per_[a-z]+|ratio_vs_[a-z]+)$")
 for f in files:
     lines = [json.loads(l) for l in open(f)]
     name = f.rsplit("/", 1)[1].split(".")[0]
@@ -46,14 +46,14 @@ for f in files:
     rates = 0
     for r in res:
         check(r.get("type") == "result" and r.get("bench") == name and
-              isinstance(r.get("impl"), str) and isinstance(r.get("size_bytes"), int),
+              isinstance(r.get("impl"), str) and isinstance(r.get("size_octets"), int),
               f"{name}: result head {r}")
-        extra = set(r) - {"type", "bench", "impl", "size_bytes"}
+        extra = set(r) - {"type", "bench", "impl", "size_octets"}
         check(extra and all(unit.match(k) for k in extra), f"{name}: keys {sorted(extra)}")
-        if "bytes_per_second" in r:
+        if "octets_per_second" in r:
             rates += 1
-            check(abs(r["gbit_per_second"] * 1e9 / 8 - r["bytes_per_second"]) <=
-                  max(2e6, 1e-3 * r["bytes_per_second"]), f"{name}: units disagree {r}")
+            check(abs(r["gbit_per_second"] * 1e9 / 8 - r["octets_per_second"]) <=
+                  max(2e6, 1e-3 * r["octets_per_second"]), f"{name}: units disagree {r}")
     check(rates > 0, f"{name}: no rates")
 print(f"{ok} passed, {bad} failed")
 sys.exit(1 if bad else 0)

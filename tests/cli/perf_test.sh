@@ -54,7 +54,7 @@ for m in "mpa:" "packed:--record-size 1000 --pack" "ift:--framing ift" "plain:--
   fi
   check "[ '$(field "$T/$name.s" server crc_errors)$(field "$T/$name.s" server marker_errors)$(field "$T/$name.s" server other_errors)' = 000 ]" \
     "$name: errors counted: $(cat "$T/$name.s")"
-  for k in seconds gbit_s retrans bytes_retrans emss rtt_us cpu_user_s cpu_sys_s host_softirq_s mode; do
+  for k in seconds gbit_per_second retrans retrans_octets emss rtt_microseconds cpu_user_seconds cpu_sys_seconds host_softirq_seconds mode; do
     check "[ -n \"\$(field '$T/$name.c' total $k)\" ]" "$name: the total has no $k"
   done
   iv=$(python3 -c '
@@ -62,7 +62,7 @@ import json, sys
 print(sum(json.loads(l)["octets"] for l in open(sys.argv[1]) if json.loads(l)["type"] == "interval"))' "$T/$name.c")
   check "[ '$(grep -c '"interval"' "$T/$name.c")' -ge 1 ] && [ '$iv' -le '$co' ]" \
     "$name: intervals $iv octets against a total of $co"
-  echo "$name: $(field "$T/$name.c" total gbit_s) Gbit/s (loopback, not judged)"
+  echo "$name: $(field "$T/$name.c" total gbit_per_second) Gbit/s (loopback, not judged)"
 done
 
 # markers expected, none sent: the server must see it

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* A tiny test harness: CHECK counts and reports, main() prints the
- * closing line "N passed, N failed" and exits non-zero on any failure. */
+/* A tiny test harness that says what ran. CHECK counts and reports (with
+ * the table case being run, DW_CASE); RUN names each test: ok, FAIL,
+ * "skipped: why" (DW_SKIP and no check) or FAIL when it ran no check;
+ * dw_test_finish() prints "N passed, N failed[, N skipped]" and exits 1 on
+ * any failure or when nothing at all was checked, 77 (ctest's
+ * SKIP_RETURN_CODE) when every test skipped. */
 #ifndef DW_TEST_H
 #define DW_TEST_H
 
@@ -9,7 +13,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned long dw_t_pass, dw_t_fail;
+static unsigned long dw_t_pass, dw_t_fail, dw_t_skip, dw_t_skipped_runs;
+static char dw_t_case[160];       /* the table case being checked ("" none) */
+static char dw_t_skip_why[160];   /* the last skip's reason */
+
+/* Names the table case the next checks are about: failures print it. */
+#define DW_CASE(...) snprintf(dw_t_case, sizeof dw_t_case, __VA_ARGS__)
+#define DW_CASE_END() (dw_t_case[0] = 0)
+/* The same for the rest of the enclosing block (a table loop's body). */
+static inline void dw_t_case_clear_(int *unused)
+{
+    (void)unused;
+    DW_CASE_END();
+}
+#define DW_CASE_HERE(...)                                                     \
+    __attribute__((cleanup(dw_t_case_clear_))) int dw_t_case_scope_ =        \
+        (DW_CASE(__VA_ARGS__), 0);                                            \
+    (void)dw_t_case_scope_
+
+/* Says a test (or part of it) did not run, and why. */
+#define DW_SKIP(...)                                                          \
+    do {                                                                      \
+        dw_t_skip++;                                                          \
+        snprintf(dw_t_skip_why, sizeof dw_t_skip_why, __VA_ARGS__);           \
+    } while (0)
+
+#define DW_T_WHERE_ dw_t_case[0] ? " [case " : "", dw_t_case, dw_t_case[0] ? "]" : ""
 
 #define CHECK(cond)                                                           \
     do {                                                                      \
@@ -18,8 +47,8 @@ static unsigned long dw_t_pass, dw_t_fail;
         } else {                                                              \
             dw_t_fail++;                                                      \
             if (dw_t_fail <= 25)                                              \
-                fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,        \
-                        __LINE__, #cond);                                     \
+                fprintf(stderr, "%s:%d:%s%s%s CHECK failed: %s\n", __FILE__,  \
+                        __LINE__, DW_T_WHERE_, #cond);                        \
         }                                                                     \
     } while (0)
 
@@ -32,22 +61,52 @@ static unsigned long dw_t_pass, dw_t_fail;
         } else {                                                              \
             dw_t_fail++;                                                      \
             if (dw_t_fail <= 25)                                              \
-                fprintf(stderr, "%s:%d: %s == %s failed: 0x%llx != 0x%llx\n", \
-                        __FILE__, __LINE__, #a, #b, a_, b_);                  \
+                fprintf(stderr, "%s:%d:%s%s%s %s == %s failed: 0x%llx != 0x%llx\n",\
+                        __FILE__, __LINE__, DW_T_WHERE_, #a, #b, a_, b_);     \
         }                                                                     \
     } while (0)
 
-#define RUN(fn)                                                               \
-    do {                                                                      \
-        unsigned long f0_ = dw_t_fail;                                        \
-        fn();                                                                 \
-        fprintf(stderr, "%-40s %s\n", #fn, dw_t_fail == f0_ ? "ok" : "FAIL"); \
-    } while (0)
+#define RUN(fn) dw_test_run(#fn, fn)
+
+static inline void dw_test_run(const char *name, void (*fn)(void))
+{
+    unsigned long f0 = dw_t_fail, n0 = dw_t_pass + dw_t_fail, s0 = dw_t_skip;
+    fn();
+    DW_CASE_END();
+    unsigned long checks = dw_t_pass + dw_t_fail - n0;
+    if (dw_t_fail != f0) {
+        fprintf(stderr, "%-40s FAIL\n", name);
+    } else if (!checks && dw_t_skip != s0) {
+        dw_t_skipped_runs++;
+        fprintf(stderr, "%-40s skipped: %s\n", name, dw_t_skip_why);
+    } else if (!checks) {
+        dw_t_fail++;
+        fprintf(stderr, "%-40s FAIL: no check ran\n", name);
+    } else if (dw_t_skip != s0) {
+        fprintf(stderr, "%-40s ok (%lu checks; skipped: %s)\n", name, checks, dw_t_skip_why);
+    } else {
+        fprintf(stderr, "%-40s ok\n", name);
+    }
+}
 
 static inline int dw_test_finish(void)
 {
-    printf("%lu passed, %lu failed\n", dw_t_pass, dw_t_fail);
-    return dw_t_fail ? 1 : 0;
+    if (dw_t_skipped_runs)
+        printf("%lu passed, %lu failed, %lu skipped\n", dw_t_pass, dw_t_fail,
+               dw_t_skipped_runs);
+    else
+        printf("%lu passed, %lu failed\n", dw_t_pass, dw_t_fail);
+    if (dw_t_fail)
+        return 1;
+    if (dw_t_pass == 0 && dw_t_skip) {
+        printf("skipped: %s\n", dw_t_skip_why);
+        return 77;
+    }
+    if (dw_t_pass == 0) {
+        printf("FAIL: no check ran\n");
+        return 1;
+    }
+    return 0;
 }
 
 /* xorshift64*: deterministic randomness for property tests. */

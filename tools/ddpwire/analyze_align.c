@@ -207,9 +207,9 @@ static int on_pdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *
     return 0;
 }
 
-static void sock_opts(dw_sock_opts *so, rxstate *st)
+static void sock_opts(dw_sock_settings *so, rxstate *st)
 {
-    dw_sock_opts_default(so);
+    dw_sock_settings_default(so);
     so->startup = DW_SOCK_IMMEDIATE;
     so->markers = so->crc = 1;
     so->seg_mode = DW_MPA_SEG_PACKED;
@@ -301,7 +301,7 @@ static int plain_client(const acase *c, const an_ctx *x, ares *r)
     r->emss = get_emss(fd);
     bufs b;
     int rc = bufs_new(&b, c, r->emss, 0);
-    uint64_t t0 = an_now_ns();
+    uint64_t t0 = cli_now_ns();
     if (!rc && c->work != W_RR) {
         rc = plain_stream(fd, c, &b, r->emss, r);
     } else if (!rc) {
@@ -328,7 +328,7 @@ static int plain_client(const acase *c, const an_ctx *x, ares *r)
     if (!rc && !shutdown(fd, SHUT_WR))
         while (read(fd, tmp, sizeof tmp) > 0)
             ;
-    r->ns = an_now_ns() - t0;
+    r->ns = cli_now_ns() - t0;
     close(fd);
     bufs_del(&b);
     return rc ? fail("plain client", "transfer failed") : 0;
@@ -376,7 +376,7 @@ static int serve(const acase *c, ares *r, const an_ctx *x)
     rxstate st = {r, 0};
     char port[8], err[256];
     int lfd, rc = 0;
-    dw_sock_opts so;
+    dw_sock_settings so;
     dw_sock *s;
     sock_opts(&so, &st);
     snprintf(port, sizeof port, "%u", x->port);
@@ -425,7 +425,7 @@ static int mpa_client(const acase *c, const an_ctx *x, ares *r)
     char port[8], err[256];
     ares back = {0};
     rxstate st = {&back, 0};
-    dw_sock_opts so;
+    dw_sock_settings so;
     dw_sock *s;
     sock_opts(&so, &st);
     snprintf(port, sizeof port, "%u", x->port);
@@ -438,7 +438,7 @@ static int mpa_client(const acase *c, const an_ctx *x, ares *r)
     int rc = bufs_new(&b, c, info.emss, 1) ? DW_ERR_NOMEM : 0;
     size_t n = rc ? 0 : msg_records(c, info.emss, 0, b.rec, b.rcap / 2, b.v, NV);
     struct iovec *all = NULL;
-    uint64_t t0 = an_now_ns();
+    uint64_t t0 = cli_now_ns();
     if (!rc && c->work == W_WORST && (all = malloc(c->count * sizeof *all))) {
         for (uint64_t i = 0; i < c->count; i++)
             all[i] = b.v[0];
@@ -461,7 +461,7 @@ static int mpa_client(const acase *c, const an_ctx *x, ares *r)
     ssize_t k = 0;
     while (!rc && (k = dw_sock_recv(s)) > 0)
         ;
-    r->ns = an_now_ns() - t0;
+    r->ns = cli_now_ns() - t0;
     r->rc = rc ? rc : k == DW_ERR_CLOSED ? 0 : (int32_t)k;
     r->octets = back.octets;
     dw_sock_close(s);

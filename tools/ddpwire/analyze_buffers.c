@@ -376,13 +376,14 @@ int analyze_buffers(int argc, char **argv)
     if (!rc)
         report(&o, &st, al, mb, &al0, &mb0, nrow);
     else
-        fprintf(stderr, "ddpwire analyze buffers: out of memory\n");
+        rc = cli_nomem("ddpwire analyze buffers", "the model");
     if (!rc && o.svg) {
         char *cmd = svg_command("ddpwire analyze", argc, argv);
-        rc = !cmd || figure(&o, &st, cmd);
+        rc = !cmd ? cli_nomem("ddpwire analyze buffers", "the figure") : figure(&o, &st, cmd);
+        rc = rc < 0 ? 1 : rc;
         free(cmd);
     }
     free(st.wire);
     free(st.info);
-    return rc ? 1 : 0;
+    return rc;
 }

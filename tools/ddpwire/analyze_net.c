@@ -24,33 +24,27 @@
 
 static an_net *g_net; /* removed at exit and on signals */
 
-uint64_t an_now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 size_t an_ddp_records(uint8_t *out, size_t cap, struct iovec *v, size_t nv, size_t len,
                       size_t maxu, uint32_t stag)
 {
     const size_t h = DW_DDP_TAGGED_HDR_LEN;
-    size_t n = 0, used = 0;
-    if (maxu <= h)
+    const dw_ddp_hdr msg = {.tagged = 1, .ddp_ver = DW_DDP_VERSION, .rdmap_ver = DW_RDMAP_VERSION,
+                            .opcode = DW_RDMAP_WRITE, .stag = stag, .to = 0};
+    size_t n = 0, used = 0, off = 0;
+    if (dw_ddp_segment_count(len, maxu, 1) > nv)
         return 0;
-    for (size_t off = 0; off < len || (!len && !n); n++) {
-        size_t chunk = len - off < maxu - h ? len - off : maxu - h;
-        dw_ddp_hdr d = {.tagged = 1, .last = off + chunk == len, .ddp_ver = DW_DDP_VERSION,
-                        .rdmap_ver = DW_RDMAP_VERSION, .opcode = DW_RDMAP_WRITE,
-                        .stag = stag, .to = off};
-        if (n == nv || cap - used < h + chunk || dw_ddp_encode(out + used, h, &d) != (ssize_t)h)
+    do {
+        dw_ddp_hdr d;
+        size_t at = off;
+        ssize_t chunk = dw_ddp_segment_next(&d, &msg, len, &off, maxu);
+        if (chunk < 0 || cap - used < h + (size_t)chunk ||
+            dw_ddp_encode(out + used, h, &d) != (ssize_t)h)
             return 0;
-        for (size_t i = 0; i < chunk; i++)
-            out[used + h + i] = (uint8_t)(off + i);
-        v[n] = (struct iovec){out + used, h + chunk};
-        used += h + chunk;
-        off += chunk;
-    }
+        for (size_t i = 0; i < (size_t)chunk; i++)
+            out[used + h + i] = (uint8_t)(at + i);
+        v[n++] = (struct iovec){out + used, h + (size_t)chunk};
+        used += h + (size_t)chunk;
+    } while (off < len);
     return n;
 }
 

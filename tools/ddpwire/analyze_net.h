@@ -91,7 +91,4 @@ void an_netstat(uint64_t out[AN_NCTR]);
 /* Prints "who: name delta, ..." for the counters that moved from a to b. */
 void an_print_ctrs(const char *who, const uint64_t a[AN_NCTR], const uint64_t b[AN_NCTR]);
 
-/* Nanoseconds of a monotonic clock. */
-uint64_t an_now_ns(void);
-
 #endif

@@ -18,6 +18,7 @@
 
 #include "analyze.h"
 #include "cli.h"
+#include "cli_rec.h"
 #include "out_file.h"
 #include "svg.h"
 
@@ -91,33 +92,51 @@ static void one_dir(pl *P, const dw_flow *f, const dw_dissect_dir *d)
                              : -1;
     if (mrc && st.emss >= 256)
         P->nomem++; /* only memory fails it: the run cannot complete */
-    if (P->json) {
-        printf("{\"type\":\"placement\",\"flow\":%" PRIu64 ",\"dir\":\"%s\",\"ulpdus\":%" PRIu64
-               ",\"placed_early\":%" PRIu64 ",\"held_peak\":%" PRIu64 ",\"held_mean\":%" PRIu64
-               ",\"segments\":%" PRIu64 ",\"retransmits\":%" PRIu64 ",\"out_of_order\":%" PRIu64
-               ",\"emss\":%" PRIu64 ",\"aligned\":%s,\"mpa_error\":%d,\"model\":",
-               f->id, d->dir ? "s2c" : "c2s", s->placed, s->placed_early, s->held_peak,
-               st.held_mean, s->segments, st.seg_retransmits, st.reasm.out_of_order, st.emss,
-               recut ? "false" : "true", st.seg_error);
-        if (mrc)
-            printf("null}\n");
-        else
-            printf("{\"ulpdu_len\":%u,\"placed_early\":%" PRIu64 ",\"ulpdus\":%" PRIu64
-                   ",\"held_peak\":%" PRIu64 "}}\n",
-                   m.ulpdu_len, m.early, m.ulpdus, m.held_peak);
-        return;
+    cli_rec r;
+    cli_rec_init(&r, "placement");
+    cli_rec_u64(&r, "flow", f->id);
+    cli_rec_str(&r, "dir", d->dir ? "s2c" : "c2s");
+    cli_rec_u64(&r, "ulpdus", s->placed);
+    cli_rec_u64(&r, "placed_early", s->placed_early);
+    cli_rec_u64(&r, "held_peak", s->held_peak);
+    cli_rec_u64(&r, "held_mean", st.held_mean);
+    cli_rec_u64(&r, "segments", s->segments);
+    cli_rec_u64(&r, "retransmits", st.seg_retransmits);
+    cli_rec_u64(&r, "out_of_order", st.reasm.out_of_order);
+    cli_rec_u64(&r, "emss", st.emss);
+    cli_rec_bool(&r, "aligned", !recut);
+    cli_rec_i64(&r, "mpa_error", st.seg_error);
+    if (mrc) {
+        cli_rec_null(&r, "model");
+    } else {
+        cli_rec_obj(&r, "model");
+        cli_rec_u64(&r, "ulpdu_len", m.ulpdu_len);
+        cli_rec_u64(&r, "placed_early", m.early);
+        cli_rec_u64(&r, "ulpdus", m.ulpdus);
+        cli_rec_u64(&r, "held_peak", m.held_peak);
+        cli_rec_end(&r);
+        cli_rec_f(&r, "model_early_pct", NULL, pct(m.early, m.ulpdus));
+        cli_rec_hide(&r);
     }
-    printf("flow %" PRIu64 " %s: %" PRIu64 " ULPDUs, %.1f %% placed before their turn; held "
-           "peak %" PRIu64 " B, mean %" PRIu64 " B; %" PRIu64 " segments, %" PRIu64
-           " sent again, %" PRIu64 " out of order; EMSS %" PRIu64 "%s%s\n",
-           f->id, d->dir ? "s2c" : "c2s", s->placed, pct(s->placed_early, s->placed),
-           s->held_peak, st.held_mean, s->segments, st.seg_retransmits, st.reasm.out_of_order,
-           st.emss, recut ? ", FPDUs not aligned" : "", st.seg_error ? ", MPA ERROR" : "");
-    if (!mrc)
-        printf("  model (analyze buffers, %s, loss %.2f %%, reordering %.2f %%, %u-octet "
-               "ULPDUs): %.1f %% placed before their turn, held peak %" PRIu64 " B\n",
-               recut ? "re-cut" : "aligned", loss / 1e4, reorder / 1e4, m.ulpdu_len,
-               pct(m.early, m.ulpdus), m.held_peak);
+    cli_rec_f(&r, "early_pct", NULL, pct(s->placed_early, s->placed));
+    cli_rec_hide(&r);
+    cli_rec_f(&r, "loss_pct", NULL, loss / 1e4);
+    cli_rec_hide(&r);
+    cli_rec_f(&r, "reorder_pct", NULL, reorder / 1e4);
+    cli_rec_hide(&r);
+    cli_rec_textf(&r, "notes", "%s%s", recut ? ", FPDUs not aligned" : "",
+                  st.seg_error ? ", MPA ERROR" : "");
+    cli_rec_textf(&r, "cut", "%s", recut ? "re-cut" : "aligned");
+    cli_rec_emit(stdout, P->json, &r,
+                 "flow %{flow} %{dir}: %{ulpdus} ULPDUs, %{early_pct:.1f} %% placed before their "
+                 "turn; held peak %{held_peak} B, mean %{held_mean} B; %{segments} segments, "
+                 "%{retransmits} sent again, %{out_of_order} out of order; EMSS %{emss}%{notes}\n");
+    if (!mrc && !P->json)
+        cli_rec_text(stdout, &r,
+                     "  model (analyze buffers, %{cut}, loss %{loss_pct:.2f} %%, reordering "
+                     "%{reorder_pct:.2f} %%, %{model.ulpdu_len}-octet ULPDUs): "
+                     "%{model_early_pct:.1f} %% placed before their turn, held peak "
+                     "%{model.held_peak} B\n");
 }
 
 /* The series of a direction, made when there is room; NULL if none. */
@@ -334,7 +353,8 @@ int analyze_placement(int argc, char **argv)
     }
     if (!rc && P.svg) {
         char *cmd = svg_command("ddpwire analyze", argc, argv);
-        rc = !cmd || figure(&P, cmd) ? 1 : 0;
+        rc = !cmd ? cli_nomem("ddpwire analyze placement", "the figure") : figure(&P, cmd);
+        rc = rc < 0 ? 1 : rc;
         free(cmd);
     }
     for (size_t i = 0; i < P.nfs; i++)

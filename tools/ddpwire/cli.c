@@ -14,6 +14,62 @@
 /* The subcommand being parsed, for messages ("ddpwire dump"). */
 static const char *cli_prog = "ddpwire";
 
+void cli_group_list(const cli_group *g, FILE *f)
+{
+    for (size_t i = 0; i < g->n; i++)
+        fprintf(f, "  %-9s %s\n", g->cmds[i].name, g->cmds[i].help);
+}
+
+static const cli_cmd *group_find(const cli_group *g, const char *name)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (!strcmp(name, g->cmds[i].name))
+            return &g->cmds[i];
+    return NULL;
+}
+
+static void group_help(const cli_group *g, FILE *f)
+{
+    if (g->usage)
+        g->usage(f);
+    else if (g->help && f == stdout)
+        g->help();
+    else
+        cli_group_list(g, f);
+}
+
+int cli_dispatch(const cli_group *g, int argc, char **argv)
+{
+    const char *a = argc >= 2 ? argv[1] : NULL;
+    if (a && (!strcmp(a, "--help") || !strcmp(a, "-h") || (!strcmp(a, "help") && argc < 3))) {
+        group_help(g, stdout);
+        return 0;
+    }
+    if (a && !strcmp(a, "--version"))
+        return cli_version(g->prog);
+    if (a && !strcmp(a, "help")) { /* help NAME: NAME --help */
+        const cli_cmd *c = group_find(g, argv[2]);
+        char *h[] = {argv[2], "--help", NULL};
+        if (c)
+            return c->run(2, h);
+        a = argv[2];
+    } else if (a) {
+        const cli_cmd *c = group_find(g, a);
+        if (c)
+            return c->run(argc - 1, argv + 1);
+    }
+    if (!a && g->usage) {
+        g->usage(stderr);
+        return 2;
+    }
+    if (a)
+        fprintf(stderr, "%s: unknown %s '%s' (%s --help lists them)\n", g->prog, g->what, a,
+                g->prog);
+    else
+        fprintf(stderr, "%s: expected a %s (%s --help lists them)\n", g->prog, g->what, g->prog);
+    return 2;
+}
+
 int cli_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
     char *end;
@@ -320,6 +376,15 @@ static int startup(void *out, const char *name, const char *v)
     return k < 0 ? -1 : 0;
 }
 
+/* --mpa-rev: 1 (RFC 5044) or 2 (RFC 6581, the enhanced set-up). */
+static int mpa_rev(void *out, const char *name, const char *v)
+{
+    int k = one_of(name, v, "1", "2");
+    if (k >= 0)
+        *(uint8_t *)out = (uint8_t)(k + 1);
+    return k < 0 ? -1 : 0;
+}
+
 static int framing(void *out, const char *name, const char *v)
 {
     if (dw_framing_parse(v, out))
@@ -327,7 +392,7 @@ static int framing(void *out, const char *name, const char *v)
     return 0;
 }
 
-int cli_sock_valid(const char *prog, const dw_sock_opts *o)
+int cli_sock_valid(const char *prog, const dw_sock_settings *o)
 {
     if (o->framing == DW_FRAMING_IFT && o->startup == DW_SOCK_NEGOTIATE) {
         fprintf(stderr, "%s: --framing ift has no negotiated start-up (use --startup "
@@ -339,7 +404,7 @@ int cli_sock_valid(const char *prog, const dw_sock_opts *o)
 
 int cli_sock_option(void *sock_opts, int argc, char **argv, int *i)
 {
-    dw_sock_opts *o = sock_opts;
+    dw_sock_settings *o = sock_opts;
     const cli_opt t[] = {
         CLI_SET("--no-markers", &o->markers, 0),
         CLI_ONOFF("--markers", &o->markers),
@@ -347,6 +412,7 @@ int cli_sock_option(void *sock_opts, int argc, char **argv, int *i)
         CLI_ONOFF("--crc", &o->crc),
         CLI_FN("--startup", &o->startup, startup),
         CLI_FN("--framing", &o->framing, framing),
+        CLI_FN("--mpa-rev", &o->rev, mpa_rev),
         CLI_INT("--timeout", &o->timeout_ms, 0, 3600000),
     };
     if (!strcmp(argv[*i], "--pack")) {

@@ -20,10 +20,37 @@ int cmd_send(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_ipoib(int argc, char **argv);
 int cmd_rping(int argc, char **argv);
+int cmd_nvmeof(int argc, char **argv);
 int cmd_tcprdma(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_perf(int argc, char **argv);
+
+/* One dispatcher for the tool and its command groups (analyze, bench,
+ * ipoib, tcprdma): a table of names. */
+typedef struct cli_cmd {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0]: the name */
+    const char *help;                  /* one line for the list */
+} cli_cmd;
+
+typedef struct cli_group {
+    const char *prog; /* "ddpwire analyze" */
+    const char *what; /* "command", "mode", ... for messages */
+    const cli_cmd *cmds;
+    size_t n;
+    void (*usage)(FILE *f); /* the group's help; NULL: help() or the table */
+    void (*help)(void);     /* --help on stdout when there is no usage */
+} cli_group;
+
+/* argv[1] names a command of the group: runs it (argc - 1, argv + 1) and
+ * returns its status. --help/-h and "help [NAME]" print help (status 0),
+ * --version the version. Nothing: the usage on stderr (or "PROG: expected a
+ * WHAT"), an unknown name "PROG: unknown WHAT 'X'": status 2. */
+int cli_dispatch(const cli_group *g, int argc, char **argv);
+
+/* The group's table as "  NAME  HELP" lines. */
+void cli_group_list(const cli_group *g, FILE *f);
 
 /* Parses an unsigned integer (decimal, 0x hex, k/K/m/M/g/G suffixes) in
  * [min, max]; prints an error naming opt and returns -1 when it is not. */
@@ -114,14 +141,14 @@ void cli_mpa_rx_settings(const cli_mpa_opts *o, dw_mpa_rx_settings *rs);
 int cli_mpa_option(void *mpa_opts, int argc, char **argv, int *i);
 
 /* A cli_more_fn for the socket options shared by demo, listen, send and load
- * (sock_opts: a dw_sock_opts): --framing mpa|ift, --startup
+ * (sock_opts: a dw_sock_settings): --framing mpa|ift, --startup
  * immediate|negotiate, --markers/--crc [on|off] (--no-markers, --no-crc),
  * --pack, --timeout MS. */
 int cli_sock_option(void *sock_opts, int argc, char **argv, int *i);
 
 /* The socket options' combinations: CLI_GO, or 2 after saying why. */
-struct dw_sock_opts;
-int cli_sock_valid(const char *prog, const struct dw_sock_opts *o);
+struct dw_sock_settings;
+int cli_sock_valid(const char *prog, const struct dw_sock_settings *o);
 
 /* The address of listen, send and load. */
 typedef struct cli_where {
@@ -151,7 +178,9 @@ const char *cli_errtag(int rc);
  * "" when it is not known. Returns buf. */
 char *cli_peer(int fd, char *buf, size_t cap);
 
-/* Seconds on a monotonic clock. */
+/* The tool's one clock: nanoseconds on a monotonic clock. */
+uint64_t cli_now_ns(void);
+/* The same in seconds. */
 double cli_now(void);
 /* The same in milliseconds. */
 int64_t cli_now_ms(void);
@@ -177,6 +206,8 @@ ssize_t cli_read_some(int fd, void *buf, size_t len);
 
 /* "PROG: could not complete: WHAT: WHY" on stderr; returns CLI_EXIT_RESOURCE. */
 int cli_cannot(const char *prog, const char *what, const char *why);
+/* "PROG: could not complete: VERB PATH: WHY"; returns CLI_EXIT_RESOURCE. */
+int cli_cannot_path(const char *prog, const char *verb, const char *path, const char *why);
 /* The same with WHY "out of memory". */
 int cli_nomem(const char *prog, const char *what);
 /* Whether errno e is a resource failure (memory, space, I/O, descriptors)
@@ -185,6 +216,14 @@ int cli_errno_resource(int e);
 /* Whether a socket call's DW_ERR_* rc (errno e for DW_ERR_IO) is a resource
  * failure (DW_ERR_NOMEM, ENOMEM, ENOBUFS, EMFILE ...). */
 int cli_sock_resource(int rc, int e);
+/* Makes stdout the tool's own stream (main, before any command): its writes
+ * go through cli_write_all (short writes and EINTR retried), the first
+ * failure is kept; SIGPIPE is ignored (a closed pipe is EPIPE). */
+void cli_stdout_init(void);
+/* Flushes stdout: rc, or CLI_EXIT_RESOURCE when a write of it failed, after
+ * "PROG: could not complete: writing stdout: why" unless a could-not-
+ * complete line was already printed (every command ends through it). */
+int cli_stdout_finish(const char *prog, int rc);
 /* Flushes stdout: 0, or CLI_EXIT_RESOURCE after saying that writing it failed. */
 int cli_stdout_done(const char *prog);
 

@@ -149,18 +149,21 @@ char *cli_peer(int fd, char *buf, size_t cap)
     return buf;
 }
 
-double cli_now(void)
+uint64_t cli_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+double cli_now(void)
+{
+    return (double)cli_now_ns() * 1e-9;
 }
 
 int64_t cli_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (int64_t)(cli_now_ns() / 1000000u);
 }
 
 char *cli_rate(char *buf, size_t cap, uint64_t octets, double secs)

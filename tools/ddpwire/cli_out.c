@@ -8,15 +8,65 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* stdout through the tool's own stream: every write whole (short writes
+ * and EINTR retried) and the first failure's errno kept. */
+static int out_err;      /* the errno of stdout's first failed write */
+static int out_reported; /* a "could not complete" line was printed */
+
+static ssize_t stdout_write(void *cookie, const char *buf, size_t len)
+{
+    (void)cookie;
+    if (out_err)
+        return 0;
+    if (cli_write_all(STDOUT_FILENO, buf, len)) {
+        out_err = errno ? errno : EIO;
+        return 0;
+    }
+    return (ssize_t)len;
+}
+
+void cli_stdout_init(void)
+{
+    static char buf[BUFSIZ];
+    cookie_io_functions_t io = {NULL, stdout_write, NULL, NULL};
+    signal(SIGPIPE, SIG_IGN); /* a closed pipe is EPIPE, reported, not a silent death */
+    FILE *f = fopencookie(NULL, "w", io);
+    if (!f)
+        return; /* out of memory at start: the C library's stdout, checked at the end */
+    setvbuf(f, buf, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, sizeof buf);
+    stdout = f;
+}
+
+int cli_stdout_finish(const char *prog, int rc)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout) && !out_err)
+        return rc;
+    int e = out_err ? out_err : errno;
+    if (!out_reported && rc != CLI_EXIT_RESOURCE)
+        cli_cannot(prog, "writing stdout", e ? strerror(e) : "write error");
+    out_reported = 1;
+    return CLI_EXIT_RESOURCE;
+}
+
 int cli_cannot(const char *prog, const char *what, const char *why)
 {
     fprintf(stderr, "%s: could not complete: %s: %s\n", prog, what, why);
+    out_reported = 1;
+    return CLI_EXIT_RESOURCE;
+}
+
+int cli_cannot_path(const char *prog, const char *verb, const char *path, const char *why)
+{
+    fprintf(stderr, "%s: could not complete: %s %s: %s\n", prog, verb, path, why);
+    out_reported = 1;
     return CLI_EXIT_RESOURCE;
 }
 
@@ -39,10 +89,7 @@ int cli_sock_resource(int rc, int e)
 
 int cli_stdout_done(const char *prog)
 {
-    errno = 0;
-    if (fflush(stdout) == 0 && !ferror(stdout))
-        return 0;
-    return cli_cannot(prog, "writing stdout", errno ? strerror(errno) : "write error");
+    return cli_stdout_finish(prog, 0);
 }
 
 /* The stream's writes: whole (short writes and EINTR retried); the first
@@ -103,7 +150,7 @@ FILE *cli_outfile_open(cli_outfile *o, const char *prog, const char *path)
     if (!o->f && prog) {
         int e = errno;
         if (cli_errno_resource(e))
-            fprintf(stderr, "%s: could not complete: creating %s: %s\n", prog, path, strerror(e));
+            cli_cannot_path(prog, "creating", path, strerror(e));
         else
             fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(e));
         errno = e;
@@ -152,9 +199,12 @@ int cli_outfile_commit(cli_outfile *o, const char *prog)
     cli_outfile_abort(o);
     if (!bad)
         return 0;
-    if (prog)
-        fprintf(stderr, "%s: could not complete: writing %s: %s%s\n", prog, path,
-                e ? strerror(e) : "write error", removed ? " (removed)" : "");
+    if (prog) {
+        char why[160];
+        snprintf(why, sizeof why, "%s%s", e ? strerror(e) : "write error",
+                 removed ? " (removed)" : "");
+        cli_cannot_path(prog, "writing", path, why);
+    }
     errno = e ? e : EIO;
     return CLI_EXIT_RESOURCE;
 }

@@ -55,7 +55,7 @@ static int bench_wire(int argc, char **argv)
     }
     char *args[64] = {"bash", (char *)script, "/proc/self/exe"};
     int n = 3;
-    for (int i = 2; i < argc && n < 63; i++)
+    for (int i = 1; i < argc && n < 63; i++)
         args[n++] = argv[i];
     args[n] = NULL;
     char self[4096];
@@ -92,23 +92,10 @@ static const struct {
     int (*run)(const dw_bench_opts *o);
 } benches[] = {{"crc", dw_bench_crc},         {"mpa", dw_bench_mpa}, {"socket", dw_bench_socket},
                {"framing", dw_bench_framing}, {"ooo", dw_bench_ooo}};
-#endif
 
-int cmd_bench(int argc, char **argv)
+/* One benchmark of this build: argv[0] names it. */
+static int bench_one(int argc, char **argv)
 {
-    if (argc < 2) {
-        help();
-        return 2;
-    }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        help();
-        return 0;
-    }
-    if (!strcmp(argv[1], "--version"))
-        return cli_version("ddpwire bench");
-    if (!strcmp(argv[1], "wire"))
-        return bench_wire(argc, argv);
-#ifdef DW_HAVE_BENCH
     static dw_bench_opts o;
     uint64_t size = 0;
     const cli_opt t[] = {
@@ -118,11 +105,11 @@ int cmd_bench(int argc, char **argv)
         CLI_FN("--anchor", &o, anchor),
     };
     for (size_t k = 0; k < sizeof benches / sizeof benches[0]; k++) {
-        if (strcmp(argv[1], benches[k].name))
+        if (strcmp(argv[0], benches[k].name))
             continue;
         char prog[64];
         snprintf(prog, sizeof prog, "ddpwire bench %s", benches[k].name);
-        int rc = cli_parse(argc - 1, argv + 1, prog, help, t, CLI_N(t), NULL, NULL);
+        int rc = cli_parse(argc, argv, prog, help, t, CLI_N(t), NULL, NULL);
         o.size = (size_t)size;
         if (rc == CLI_GO)
             rc = benches[k].run(&o);
@@ -130,11 +117,27 @@ int cmd_bench(int argc, char **argv)
             dw_bench_anchor_unload(&o.anchors[i]);
         return rc;
     }
-    fprintf(stderr, "ddpwire bench: unknown benchmark '%s' (crc, mpa, socket, framing, ooo)\n",
-            argv[1]);
     return 2;
+}
 #else
+static int bench_one(int argc, char **argv)
+{
+    (void)argc, (void)argv;
     fprintf(stderr, "ddpwire bench: this build has no benchmarks (DW_BUILD_BENCH=OFF)\n");
     return 2;
+}
 #endif
+
+int cmd_bench(int argc, char **argv)
+{
+    static const cli_cmd cmds[] = {
+        {"crc", bench_one, "CRC32c"},
+        {"mpa", bench_one, "MPA framing and receive"},
+        {"socket", bench_one, "MPA over loopback TCP"},
+        {"framing", bench_one, "MPA and IFT framing"},
+        {"ooo", bench_one, "the out-of-order segment receiver"},
+        {"wire", bench_wire, "(root) between two network namespaces"},
+    };
+    const cli_group g = {"ddpwire bench", "benchmark", cmds, CLI_N(cmds), NULL, help};
+    return cli_dispatch(&g, argc, argv);
 }

@@ -65,7 +65,7 @@ typedef struct server {
     plan p;
     uint64_t s;   /* the receiver's copy of the sequence */
     int lfd;
-    dw_sock_opts o;
+    dw_sock_settings o;
     uint64_t records, bytes, bad, crc_errors, mpa_errors;
     int rc;
     ssize_t end;
@@ -107,20 +107,13 @@ static void *serve(void *arg)
     return NULL;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Sends records until total octets; returns 0 or a DW_ERR_*. */
 static int client_send(dw_sock *c, plan *p, uint64_t total, uint64_t *sent_recs)
 {
     struct iovec v[BATCH];
     uint64_t s = p->seed, sent = 0, recs = 0;
     int tty = isatty(STDERR_FILENO);
-    double t0 = now(), shown = t0;
+    double t0 = cli_now(), shown = t0;
     while (sent < total) {
         size_t n = 0;
         for (; n < BATCH && sent < total; n++) {
@@ -132,8 +125,8 @@ static int client_send(dw_sock *c, plan *p, uint64_t total, uint64_t *sent_recs)
         if (rc)
             return rc;
         recs += n;
-        if (tty && now() - shown > 0.25) {
-            shown = now();
+        if (tty && cli_now() - shown > 0.25) {
+            shown = cli_now();
             fprintf(stderr, "\r  sent %llu records, %.0f MB, %.2f GB/s ...",
                     (unsigned long long)recs, sent / 1e6, sent / (shown - t0) / 1e9);
         }
@@ -149,11 +142,11 @@ int cmd_demo(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--offline"))
             return demo_offline(argc, argv);
-    dw_sock_opts o;
+    dw_sock_settings o;
     uint64_t total = 512u << 20;
     static server v; /* large counters, shared with the thread */
     plan p = {1, 0, 0, NULL};
-    dw_sock_opts_default(&o);
+    dw_sock_settings_default(&o);
     const cli_opt opt[] = {
         CLI_U64("--bytes", &total, 1, 1ull << 40),
         CLI_U64("--record-size", &p.fixed, 1, DW_MPA_ULPDU_MAX),
@@ -185,7 +178,7 @@ int cmd_demo(int argc, char **argv)
     snprintf(port, sizeof port, "%u", ntohs(a.sin_port));
 
     dw_sock *c;
-    dw_sock_opts co = o;
+    dw_sock_settings co = o;
     co.cb = (dw_fr_rx_callbacks){on_ulpdu, NULL, NULL}; /* nothing comes back */
     v.o = o;
     v.o.cb = (dw_fr_rx_callbacks){on_ulpdu, on_error, NULL};
@@ -210,14 +203,14 @@ int cmd_demo(int argc, char **argv)
            o.seg_mode == DW_MPA_SEG_PACKED ? "packed" : "aligned", info.emss,
            o.framing == DW_FRAMING_IFT ? "largest record" : "MULPDU", info.mulpdu,
            dw_crc32c_impl_name(dw_crc32c_get_impl()));
-    double t0 = now();
+    double t0 = cli_now();
     uint64_t recs = 0;
     int rc = client_send(c, &p, total, &recs);
     if (!rc)
         rc = dw_sock_shutdown(c);
     while (!rc && dw_sock_recv(c) > 0) /* until the listener closes */
         ;
-    double el = now() - t0;
+    double el = cli_now() - t0;
     dw_sock_close(c);
     pthread_join(t, NULL);
     close(v.lfd);

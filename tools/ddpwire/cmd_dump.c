@@ -260,8 +260,8 @@ int cmd_dump(int argc, char **argv)
     if (r != CLI_GO)
         return r;
     D.out = stdout;
-    if (D.o.report && html_open(&D, argc, argv))
-        return 2;
+    if (D.o.report && (r = html_open(&D, argc, argv)))
+        return r < 0 ? 2 : r;
     if (dump_open(&D)) {
         html_close(&D, CLI_EXIT_RESOURCE, 0);
         return cli_nomem("ddpwire dump", "the dissector");

@@ -4,6 +4,7 @@
 #include <ddpwire/ipoib_sim.h>
 #include <ddpwire/ipoib_node.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,7 +208,10 @@ static int cmd_matrix(int argc, char **argv)
     for (size_t a = 0; a < k; a++)
         for (size_t b = 0; b < k; b++) {
             dw_ipoib_pair_result r;
-            if (dw_ipoib_pair_run(a, b, &o.po, &r) < 0) {
+            int rc = dw_ipoib_pair_run(a, b, &o.po, &r);
+            if (rc == DW_ERR_NOMEM)
+                return cli_nomem("ddpwire ipoib matrix", "the simulation");
+            if (rc < 0) {
                 fprintf(stderr, "ddpwire ipoib matrix: the simulation could not start\n");
                 return 1;
             }
@@ -255,13 +259,15 @@ static void on_event(dw_ipoib_fabric *f, int host, const dw_ipoib_event *ev, voi
             dw_ipoib_mode_name(ev->mode), ev->mtu, ev->why ? ": " : "", ev->why ? ev->why : "");
 }
 
+/* 0, or the status after saying why. */
 static int pcap_open(tap_ctx *t, const char *path)
 {
     if (pcap_out_open(&t->pcap, path, DW_IPOIB_PCAP_LINKTYPE, 262144) == 0)
         return 0;
+    if (cli_errno_resource(errno))
+        return cli_cannot_path("ddpwire ipoib", "creating", path, strerror(errno));
     perror(path);
-    pcap_out_close(&t->pcap);
-    return -1;
+    return 1;
 }
 
 static int cmd_sim(int argc, char **argv, const char *pcap)
@@ -287,68 +293,75 @@ static int cmd_sim(int argc, char **argv, const char *pcap)
     o.po.cb = &cb;
     o.po.cb_user_data = &t;
     dw_ipoib_pair_result r;
-    int status = 0;
-    if (!t.buf || (o.pcap && pcap_open(&t, o.pcap)))
-        status = 1;
-    else if (dw_ipoib_pair_run((size_t)ka, (size_t)kb, &o.po, &r) < 0) {
-        fprintf(stderr, "ddpwire ipoib sim: the simulation could not start\n");
-        status = 1;
+    int status = 0, rc = 0;
+    if (!t.buf)
+        status = cli_nomem("ddpwire ipoib", "the frame buffer");
+    else if (o.pcap && (status = pcap_open(&t, o.pcap)) != 0)
+        ;
+    else if ((rc = dw_ipoib_pair_run((size_t)ka, (size_t)kb, &o.po, &r)) < 0) {
+        if (rc == DW_ERR_NOMEM)
+            status = cli_nomem("ddpwire ipoib sim", "the simulation");
+        else
+            fprintf(stderr, "ddpwire ipoib sim: the simulation could not start\n"), status = 1;
     } else {
         result_head();
         result_row(o.a, o.b, &r);
         status = !r.ok;
     }
     int opened = t.pcap.f != NULL;
-    if (opened && (pcap_out_close(&t.pcap) || t.err)) {
-        fprintf(stderr, "ddpwire ipoib: writing %s failed\n", o.pcap);
-        status = 1;
-    } else if (opened && !status) {
-        fprintf(stderr, "ddpwire ipoib: %lu UD frames written to %s\n", t.frames, o.pcap);
+    if (opened && status == CLI_EXIT_RESOURCE) {
+        pcap_out_abort(&t.pcap);
+    } else if (opened) {
+        int wrc = pcap_out_close(&t.pcap, "ddpwire ipoib");
+        status = wrc ? wrc : status;
+        if (!wrc && !status)
+            fprintf(stderr, "ddpwire ipoib: %lu UD frames written to %s\n", t.frames, o.pcap);
     }
     free(t.buf);
     return status;
 }
 
+static int cmd_sim_run(int argc, char **argv)
+{
+    return cmd_sim(argc, argv, NULL);
+}
+
+/* An output is named with -w: a bare FILE is never written. */
+static int cmd_pcap(int argc, char **argv)
+{
+    int w = 0;
+    for (int i = 1; i < argc; i++)
+        w |= !strcmp(argv[i], "-w") || !strncmp(argv[i], "-w=", 3);
+    if (!w) {
+        fprintf(stderr, "ddpwire ipoib pcap: name the capture to write with -w FILE "
+                        "(to read a capture: ddpwire dump FILE)\n");
+        return 2;
+    }
+    return cmd_sim(argc, argv, NULL);
+}
+
+static int cmd_kinds(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    for (size_t k = 0; k < dw_ipoib_kind_count(); k++)
+        printf("%s\n", dw_ipoib_kind_name(k));
+    return 0;
+}
+
 int cmd_ipoib(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        if (argc < 2) {
-            fprintf(stderr, "ddpwire ipoib: expected a subcommand (see --help)\n");
-            return 2;
-        }
-        help();
-        return 0;
-    }
-    const char *sub = argv[1];
-    if (!strcmp(sub, "--version"))
-        return cli_version("ddpwire ipoib");
-    for (int i = 2; i < argc; i++)
+    static const cli_cmd cmds[] = {
+        {"service-id", cmd_service_id, "the service ID of a port"},
+        {"matrix", cmd_matrix, "the simulated capability matrix"},
+        {"sim", cmd_sim_run, "one simulated pair"},
+        {"pcap", cmd_pcap, "one simulated pair written as a capture (-w FILE)"},
+        {"kinds", cmd_kinds, "the simulated node kinds"},
+    };
+    const cli_group g = {"ddpwire ipoib", "subcommand", cmds, CLI_N(cmds), NULL, help};
+    for (int i = 2; i < argc; i++) /* --help after a subcommand: the whole help */
         if (!strcmp(argv[i], "--help")) {
             help();
             return 0;
         }
-    if (!strcmp(sub, "service-id"))
-        return cmd_service_id(argc - 1, argv + 1);
-    if (!strcmp(sub, "matrix"))
-        return cmd_matrix(argc - 1, argv + 1);
-    if (!strcmp(sub, "sim"))
-        return cmd_sim(argc - 1, argv + 1, NULL);
-    if (!strcmp(sub, "pcap")) { /* an output is named with -w: a bare FILE is never written */
-        int w = 0;
-        for (int i = 2; i < argc; i++)
-            w |= !strcmp(argv[i], "-w") || !strncmp(argv[i], "-w=", 3);
-        if (!w) {
-            fprintf(stderr, "ddpwire ipoib pcap: name the capture to write with -w FILE "
-                            "(to read a capture: ddpwire dump FILE)\n");
-            return 2;
-        }
-        return cmd_sim(argc - 1, argv + 1, NULL);
-    }
-    if (!strcmp(sub, "kinds")) {
-        for (size_t k = 0; k < dw_ipoib_kind_count(); k++)
-            printf("%s\n", dw_ipoib_kind_name(k));
-        return 0;
-    }
-    fprintf(stderr, "ddpwire ipoib: unknown subcommand '%s' (see --help)\n", sub);
-    return 2;
+    return cli_dispatch(&g, argc, argv);
 }

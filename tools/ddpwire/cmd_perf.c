@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_rec.h"
+#include "tcp_stats.h"
 
 #define BATCH (256u << 10) /* octets per send call (and per read) */
 
@@ -48,7 +50,7 @@ typedef struct perf {
     const char *where;
     uint32_t secs, ival;
     uint64_t rec_size; /* 0: the exact fill (dw_sock_send_stream) */
-    dw_sock_opts o;
+    dw_sock_settings o;
     /* server counters */
     uint64_t rx_octets, rx_recs;
     int failed;
@@ -126,24 +128,39 @@ static int serve_plain(int fd, perf *p)
     }
 }
 
+/* The CPU members of a record, and their text. */
+static void cpu_members(cli_rec *r, cpu c)
+{
+    cli_rec_f(r, "cpu_user_seconds", "%.4f", c.user);
+    cli_rec_f(r, "cpu_sys_seconds", "%.4f", c.sys);
+    cli_rec_f(r, "host_softirq_seconds", "%.4f", c.softirq);
+}
+
+#define CPU_TEXT                                                                                  \
+    "cpu user %{cpu_user_seconds:.2f} s sys %{cpu_sys_seconds:.2f} s, host softirq "              \
+    "%{host_softirq_seconds:.2f} s"
+
 static void server_report(perf *p, double secs, cpu c, int rc)
 {
     int crc = p->failed && p->err.code == 2;
     int marker = p->failed && p->o.framing == DW_FRAMING_MPA && p->err.code == 3;
     int other = (p->failed && !crc && !marker) || rc;
     double gbps = secs > 0 ? (double)p->rx_octets * 8 / secs / 1e9 : 0;
-    if (p->json)
-        printf("{\"type\":\"server\",\"mode\":\"%s\",\"octets\":%llu,\"records\":%llu,"
-               "\"seconds\":%.6f,\"gbit_s\":%.4f,\"crc_errors\":%d,\"marker_errors\":%d,"
-               "\"other_errors\":%d,\"cpu_user_s\":%.4f,\"cpu_sys_s\":%.4f,"
-               "\"host_softirq_s\":%.4f}\n",
-               mode_name(p), (unsigned long long)p->rx_octets, (unsigned long long)p->rx_recs,
-               secs, gbps, crc, marker, other, c.user, c.sys, c.softirq);
-    else
-        printf("server %s: %llu octets, %llu records in %.2f s: %.3f Gbit/s; errors: crc %d,"
-               " marker %d, other %d; cpu user %.2f s sys %.2f s, host softirq %.2f s\n",
-               mode_name(p), (unsigned long long)p->rx_octets, (unsigned long long)p->rx_recs,
-               secs, gbps, crc, marker, other, c.user, c.sys, c.softirq);
+    cli_rec r;
+    cli_rec_init(&r, "server");
+    cli_rec_str(&r, "mode", mode_name(p));
+    cli_rec_u64(&r, "octets", p->rx_octets);
+    cli_rec_u64(&r, "records", p->rx_recs);
+    cli_rec_f(&r, "seconds", "%.6f", secs);
+    cli_rec_f(&r, "gbit_per_second", "%.4f", gbps);
+    cli_rec_i64(&r, "crc_errors", crc);
+    cli_rec_i64(&r, "marker_errors", marker);
+    cli_rec_i64(&r, "other_errors", other);
+    cpu_members(&r, c);
+    cli_rec_emit(stdout, p->json, &r,
+                 "server %{mode}: %{octets} octets, %{records} records in %{seconds:.2f} s: "
+                 "%{gbit_per_second:.3f} Gbit/s; errors: crc %{crc_errors}, marker "
+                 "%{marker_errors}, other %{other_errors}; " CPU_TEXT "\n");
     fflush(stdout);
 }
 
@@ -222,30 +239,35 @@ typedef struct tally {
 } tally;
 
 static void client_line(const perf *p, const char *type, tally a, tally b, cpu c,
-                        const dw_tcp_stats *st, uint32_t emss)
+                        const cli_tcp_stats *st, uint32_t emss)
 {
     double secs = b.t - a.t, gbps = secs > 0 ? (double)(b.octets - a.octets) * 8 / secs / 1e9 : 0;
     int total = !strcmp(type, "total");
-    if (p->json) {
-        printf("{\"type\":\"%s\",\"mode\":\"%s\",\"seconds\":%.6f,\"octets\":%llu,"
-               "\"records\":%llu,\"gbit_s\":%.4f,\"retrans\":%u",
-               type, mode_name(p), secs, (unsigned long long)(b.octets - a.octets),
-               (unsigned long long)(b.recs - a.recs), gbps, b.retrans - a.retrans);
-        if (total)
-            printf(",\"bytes_retrans\":%llu,\"emss\":%u,\"rtt_us\":%u,\"cpu_user_s\":%.4f,"
-                   "\"cpu_sys_s\":%.4f,\"host_softirq_s\":%.4f",
-                   (unsigned long long)st->bytes_retrans, emss, st->rtt_us, c.user, c.sys,
-                   c.softirq);
-        printf("}\n");
-    } else {
-        printf("%-8s %7.2f-%-7.2f s %12llu octets %9.3f Gbit/s %9llu records %6u retrans", type,
-               a.t, b.t, (unsigned long long)(b.octets - a.octets), gbps,
-               (unsigned long long)(b.recs - a.recs), b.retrans - a.retrans);
-        if (total)
-            printf("\n         %s, EMSS %u; cpu user %.2f s sys %.2f s, host softirq %.2f s",
-                   mode_name(p), emss, c.user, c.sys, c.softirq);
-        printf("\n");
+    cli_rec r;
+    cli_rec_init(&r, type);
+    cli_rec_str(&r, "mode", mode_name(p));
+    cli_rec_f(&r, "seconds", "%.6f", secs);
+    cli_rec_u64(&r, "octets", b.octets - a.octets);
+    cli_rec_u64(&r, "records", b.recs - a.recs);
+    cli_rec_f(&r, "gbit_per_second", "%.4f", gbps);
+    cli_rec_u64(&r, "retrans", b.retrans - a.retrans);
+    if (total) {
+        cli_rec_u64(&r, "retrans_octets", st->bytes_retrans);
+        cli_rec_u64(&r, "emss", emss);
+        cli_rec_u64(&r, "rtt_microseconds", st->rtt_us);
+        cpu_members(&r, c);
     }
+    cli_rec_f(&r, "from", NULL, a.t);
+    cli_rec_hide(&r);
+    cli_rec_f(&r, "to", NULL, b.t);
+    cli_rec_hide(&r);
+    cli_rec_emit(stdout, p->json, &r,
+                 total ? "%{type:-8s} %{from:7.2f}-%{to:-7.2f} s %{octets:12u} octets "
+                         "%{gbit_per_second:9.3f} Gbit/s %{records:9u} records %{retrans:6u} "
+                         "retrans\n         %{mode}, EMSS %{emss}; " CPU_TEXT "\n"
+                       : "%{type:-8s} %{from:7.2f}-%{to:-7.2f} s %{octets:12u} octets "
+                         "%{gbit_per_second:9.3f} Gbit/s %{records:9u} records %{retrans:6u} "
+                         "retrans\n");
     fflush(stdout);
 }
 
@@ -278,7 +300,7 @@ static int run_client(perf *p, const char *host, const char *port)
         dw_sock_get_info(s, &info);
         emss = info.emss;
     }
-    dw_tcp_stats st;
+    cli_tcp_stats st;
     cpu c0 = cpu_now();
     tally start = {0, 0, 0, 0}, last, cur;
     double t0 = cli_now(), end = t0 + p->secs;
@@ -306,7 +328,7 @@ static int run_client(perf *p, const char *host, const char *port)
         }
         cur.t = cli_now() - t0;
         if (p->ival && cur.t - last.t >= p->ival && cli_now() < end) {
-            dw_tcp_stats_get(fd, &st);
+            cli_tcp_stats_get(fd, &st);
             cur.retrans = st.total_retrans;
             client_line(p, "interval", last, cur, (cpu){0, 0, 0}, &st, emss);
             last = cur;
@@ -328,7 +350,7 @@ static int run_client(perf *p, const char *host, const char *port)
     }
     cur.t = cli_now() - t0;
     cpu c1 = cpu_now();
-    dw_tcp_stats_get(fd, &st);
+    cli_tcp_stats_get(fd, &st);
     cur.retrans = st.total_retrans;
     if (rc)
         fprintf(stderr, "ddpwire perf: %s (%s)\n", dw_err_name(rc), strerror(errno));
@@ -347,7 +369,7 @@ int cmd_perf(int argc, char **argv)
     static perf p;
     const char *client = NULL;
     p.secs = 10, p.ival = 1;
-    dw_sock_opts_default(&p.o);
+    dw_sock_settings_default(&p.o);
     const cli_opt t[] = {
         CLI_FLAG("-s", &p.server),
         CLI_FLAG("--server", &p.server),

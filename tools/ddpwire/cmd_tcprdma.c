@@ -56,7 +56,8 @@ typedef struct synth {
     uint64_t usec, rng;
     uint16_t sport, cport;
     uint32_t data_segs; /* reply segments with transfer data so far */
-    int err;
+    int err;   /* a frame that could not be built or written */
+    int nomem; /* an allocation failed: the capture would be cut */
 } synth;
 
 static const struct {
@@ -198,7 +199,7 @@ static void reply(synth *S, const tw_work *w, const dw_tcpopt_segment *seg, size
     acker a = {calloc(n + 1, 1), 0, n, 0};
     size_t *late = calloc(n + 1, sizeof *late), *due = calloc(n + 1, sizeof *due), nl = 0;
     if (!a.got || !late || !due) {
-        S->err = 1;
+        S->nomem = 1;
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
@@ -259,23 +260,31 @@ static void connection(synth *S, const tw_work *w, const dw_tcpopt_segment *seg,
     pkt(S, 1, DW_PKT_ACK, send + 1, cend + 1, NULL, 0, NULL, 0);
 }
 
+/* One body file, complete or removed: 0, 1 or CLI_EXIT_RESOURCE (said). */
+#define P_SYNTH "ddpwire tcprdma synth"
+
 static int write_file(const char *dir, const char *name, const uint8_t *p, size_t n)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    int ok = f && (!n || fwrite(p, 1, n, f) == n);
-    if (f && fclose(f))
-        ok = 0;
-    if (!ok)
-        fprintf(stderr, "ddpwire tcprdma synth: %s: %s\n", path, strerror(errno));
-    return ok ? 0 : -1;
+    cli_outfile o;
+    FILE *f = cli_outfile_open(&o, "ddpwire tcprdma synth", path);
+    if (!f)
+        return cli_errno_resource(errno) ? CLI_EXIT_RESOURCE : 1;
+    if (n)
+        fwrite(p, 1, n, f);
+    return cli_outfile_commit(&o, "ddpwire tcprdma synth");
 }
 
-/* Each body as its buffer will hold it, and the pass-through streams. */
+/* Each body as its buffer will hold it, and the pass-through streams: 0,
+ * or the status after saying why. */
 static int write_bodies(const synth *S, const tw_work *w)
 {
-    int rc = mkdir(S->bodies, 0777) && errno != EEXIST ? -1 : 0;
+    if (mkdir(S->bodies, 0777) && errno != EEXIST) {
+        fprintf(stderr, "ddpwire tcprdma synth: %s: %s\n", S->bodies, strerror(errno));
+        return cli_errno_resource(errno) ? CLI_EXIT_RESOURCE : 1;
+    }
+    int rc = 0;
     uint8_t *img = NULL;
     for (size_t i = 0; !rc && i < w->nx; i++) {
         const dw_tcpopt_transfer *x = &w->x[i];
@@ -287,7 +296,7 @@ static int write_bodies(const synth *S, const tw_work *w)
         }
         char name[64];
         snprintf(name, sizeof name, "%012llx.bin", (unsigned long long)x->rid);
-        rc = img ? write_file(S->bodies, name, img, len) : -1;
+        rc = img ? write_file(S->bodies, name, img, len) : cli_nomem(P_SYNTH, "a body");
         free(img);
     }
     img = malloc(w->resp_len + 1); /* the reply less its transfers */
@@ -306,7 +315,7 @@ static int write_bodies(const synth *S, const tw_work *w)
     char name[64];
     snprintf(name, sizeof name, "stream-%u-%u.bin", S->sport, S->cport);
     if (!rc)
-        rc = img ? write_file(S->bodies, name, img, n) : -1;
+        rc = img ? write_file(S->bodies, name, img, n) : cli_nomem(P_SYNTH, "a stream");
     snprintf(name, sizeof name, "stream-%u-%u.bin", S->cport, S->sport);
     if (!rc)
         rc = write_file(S->bodies, name, w->req, w->req_len);
@@ -314,19 +323,18 @@ static int write_bodies(const synth *S, const tw_work *w)
     if (!rc)
         rc = write_file(S->bodies, name, w->resp, w->resp_len);
     free(img);
-    if (rc)
-        fprintf(stderr, "ddpwire tcprdma synth: cannot write the bodies to %s\n", S->bodies);
     return rc;
 }
 
 static int synth_run(synth *S)
 {
     tw_work *w = calloc(1, sizeof *w);
-    int bad = !w || tw_build(w, &S->w);
+    if (!w)
+        return cli_nomem(P_SYNTH, "building the workload");
+    int bad = tw_build(w, &S->w);
     if (bad) {
-        int status = w ? 2 : 1;
         free(w);
-        return status;
+        return bad < 0 ? 2 : bad;
     }
     dw_tcpopt_seg_settings ss;
     dw_tcpopt_seg_settings_default(&ss);
@@ -337,15 +345,20 @@ static int synth_run(synth *S)
     ssize_t n = dw_tcpopt_segment_stream(NULL, 0, &ss, w->resp_len, w->x, w->nx, w->msgs, w->nm);
     dw_tcpopt_segment *seg = n > 0 ? calloc((size_t)n, sizeof *seg) : NULL;
     int status = 0;
-    if (n <= 0 || !seg ||
+    if (n > 0 && !seg) {
+        status = cli_nomem(P_SYNTH, "segmenting the workload");
+    } else if (n <= 0 ||
         dw_tcpopt_segment_stream(seg, (size_t)n, &ss, w->resp_len, w->x, w->nx, w->msgs,
                                  w->nm) != n) {
         fprintf(stderr, "ddpwire tcprdma synth: cannot segment this workload (%s)\n",
                 n < 0 ? dw_strerror((int)n) : "empty");
         status = n < 0 ? 2 : 1;
     } else if (pcap_out_open(&S->po, S->out, links[S->link].lt, S->snaplen)) {
-        fprintf(stderr, "ddpwire tcprdma synth: %s: %s\n", S->out, strerror(errno));
-        status = 1;
+        if (cli_errno_resource(errno))
+            status = cli_cannot_path(P_SYNTH, "creating", S->out, strerror(errno));
+        else
+            fprintf(stderr, "ddpwire tcprdma synth: %s: %s\n", S->out, strerror(errno)),
+                status = 1;
     } else {
         S->sport = w->server_port;
         S->cport = 40001;
@@ -353,12 +366,18 @@ static int synth_run(synth *S)
                               .ip_version = (uint8_t)(S->v6 ? 6 : 4), .ttl = 64};
         S->usec = 1700000000ull * 1000000;
         connection(S, w, seg, (size_t)n);
-        if (pcap_out_close(&S->po) || S->err) {
-            fprintf(stderr, "ddpwire tcprdma synth: %s: write failed\n", S->out);
+        if (S->nomem) {
+            pcap_out_abort(&S->po);
+            status = cli_nomem(P_SYNTH, "synthesizing the capture");
+        } else if (S->err && !cli_outfile_failed(&S->po.o)) {
+            pcap_out_abort(&S->po);
+            fprintf(stderr, "ddpwire tcprdma synth: %s: a frame could not be built\n", S->out);
             status = 1;
+        } else {
+            status = pcap_out_close(&S->po, P_SYNTH);
         }
-        if (!status && S->bodies && write_bodies(S, w))
-            status = 1;
+        if (!status && S->bodies)
+            status = write_bodies(S, w);
     }
     free(seg);
     tw_free(w);
@@ -488,16 +507,10 @@ int tcprdma_synth(int argc, char **argv)
 
 int cmd_tcprdma(int argc, char **argv)
 {
-    if (argc >= 2 && !strcmp(argv[1], "synth"))
-        return tcprdma_synth(argc - 1, argv + 1);
-    if (argc >= 2 && !strcmp(argv[1], "place"))
-        return tcprdma_place(argc - 1, argv + 1);
-    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        help();
-        return 0;
-    }
-    if (argc >= 2 && !strcmp(argv[1], "--version"))
-        return cli_version("ddpwire tcprdma");
-    fprintf(stderr, "ddpwire tcprdma: synth or place (ddpwire tcprdma --help)\n");
-    return 2;
+    static const cli_cmd cmds[] = {
+        {"synth", tcprdma_synth, "a capture of TCP RDMA option transfers"},
+        {"place", tcprdma_place, "a capture's transfers placed into files"},
+    };
+    const cli_group g = {"ddpwire tcprdma", "subcommand", cmds, CLI_N(cmds), NULL, help};
+    return cli_dispatch(&g, argc, argv);
 }

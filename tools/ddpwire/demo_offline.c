@@ -77,13 +77,6 @@ static void on_error(dw_mpa_rx *rx, const dw_mpa_rx_error *e, void *u)
     dm->errors++;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static size_t pick_size(uint64_t *s, uint64_t fixed, uint32_t mulpdu)
 {
     if (fixed)
@@ -187,7 +180,7 @@ int demo_offline(int argc, char **argv)
            dw_mpa_tx_mulpdu(tx), dw_crc32c_impl_name(dw_crc32c_get_impl()));
     uint64_t s = seed, payload = 0, wire_total = 0, records = 0, markers = 0;
     int tty = isatty(STDERR_FILENO);
-    double t0 = now(), busy = 0;
+    double t0 = cli_now(), busy = 0;
     while (payload < total && !dm.errors && !dm.bad) {
         /* a batch: generate, frame (zero-copy), then deframe in random cuts */
         size_t used = 0, w = 0;
@@ -203,7 +196,7 @@ int demo_offline(int argc, char **argv)
             if (payload >= total)
                 break;
         }
-        double t1 = now();
+        double t1 = cli_now();
         for (size_t i = 0; i < dm.nrec; i++) {
             dw_mpa_fpdu_info info;
             ssize_t n = dw_mpa_tx_frame(tx, dm.recs[i].data, dm.recs[i].len, iov,
@@ -219,7 +212,7 @@ int demo_offline(int argc, char **argv)
             markers += info.markers;
         }
         feed(rx, wire, w, &s);
-        busy += now() - t1;
+        busy += cli_now() - t1;
         records += dm.nrec;
         wire_total += w;
         if (tty)
@@ -230,7 +223,7 @@ int demo_offline(int argc, char **argv)
     }
     if (tty)
         fprintf(stderr, "\n");
-    double el = now() - t0;
+    double el = cli_now() - t0;
     int fail = dm.errors || dm.bad || dm.delivered != records;
     printf("records     %llu framed, %llu delivered and verified, %llu mismatched\n",
            (unsigned long long)records, (unsigned long long)dm.delivered,

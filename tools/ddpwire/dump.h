@@ -51,7 +51,6 @@ void dump_fail(dump *P, const char *what, const char *why);
 /* dump_out.c: the dissector with the printer's callbacks */
 int dump_open(dump *P);
 const char *dump_dir_name(int dir);
-void out_json_str(FILE *f, const char *s);
 /* A per-direction text line's start ("flow 3 c2s "), and whether an error
  * line is shown in text mode (the first 20 per direction without -v). */
 FILE *dump_text_line(dump *P, const dw_dissect_dir *d);
@@ -82,9 +81,10 @@ typedef struct peer_rule {
 size_t peer_rules(const dw_mpa_check_stats *ms, peer_rule *out);
 
 /* dump_html.c: --report FILE (each a no-op without one). html_open makes
- * the file's temporary (never an input, nor -w's file): 0, or -1 said;
- * html_close writes the page and renames it into place (write 1), or
- * removes it: 0, or -1 when it could not be written (said, removed). */
+ * the file's temporary (never an input, nor -w's file): 0, -1 said (a bad
+ * name), or CLI_EXIT_RESOURCE said; html_close writes the page and renames
+ * it into place (write 1), or removes it: 0, or non-zero when it could not
+ * be written (said, removed). */
 int html_open(dump *P, int argc, char **argv);
 void html_flow_start(dump *P, const dw_flow *f);
 void html_flow_end(dump *P, const dw_flow *f);

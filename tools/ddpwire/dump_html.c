@@ -40,14 +40,14 @@ int html_open(dump *P, int argc, char **argv)
         in[n++] = P->o.write;
     dump_html *H = calloc(1, sizeof *H);
     if (!H || !(H->cmd = svg_command("ddpwire", argc, argv))) {
-        fprintf(stderr, "ddpwire dump: out of memory\n");
         free(H);
-        return -1;
+        return cli_nomem("ddpwire dump", "the report");
     }
-    if (out_file_open(&H->out, P->o.report, in, n, "ddpwire dump", "--report")) {
+    int rc = out_file_open(&H->out, P->o.report, in, n, "ddpwire dump", "--report");
+    if (rc) {
         free(H->cmd);
         free(H);
-        return -1;
+        return rc;
     }
     P->html = H;
     return 0;
@@ -74,7 +74,8 @@ void html_flow_start(dump *P, const dw_flow *f)
         free(r);
         if (a)
             H->flow = a;
-        return; /* no room: a row less (said on the page: flows_total) */
+        H->nomem = 1;
+        return;
     }
     H->flow = a;
     H->flow[H->nflow++] = r;
@@ -89,6 +90,8 @@ void html_flow_start(dump *P, const dw_flow *f)
             if ((r->dir[k].tl = calloc(1, sizeof(html_tl))))
                 for (size_t i = 0; i < HTML_BINS; i++)
                     r->dir[k].tl->bin[i].err_idx = -1;
+            else
+                H->nomem = 1;
         for (size_t i = 0; i < HTML_TIMELINES; i++)
             if (!H->live[i]) {
                 H->live[i] = r;
@@ -242,6 +245,8 @@ void html_event(dump *P, const dw_dissect_dir *d, const char *kind, uint64_t off
     int32_t idx = -1;
     if (error && t->nlines < HTML_ERR_LIST && (t->lines[t->nlines] = strdup(line)))
         idx = (int32_t)t->nlines++;
+    else if (error && t->nlines < HTML_ERR_LIST)
+        P->html->nomem = 1;
     if (off == UINT64_MAX) /* no place in the stream (a TCP option): listed only */
         return;
     if (off && !reasm)
@@ -280,6 +285,8 @@ void html_global(dump *P, const char *line)
     H->global_total++;
     if (H->nglobal < HTML_GLOBAL && (H->global[H->nglobal] = strdup(line)))
         H->nglobal++;
+    else if (H->nglobal < HTML_GLOBAL)
+        H->nomem = 1;
 }
 
 static void html_free(dump_html *H)
@@ -306,7 +313,10 @@ int html_close(dump *P, int status, int write)
     int rc = 0;
     if (!H)
         return 0;
-    if (write) {
+    if (write && H->nomem) { /* a page with a part missing is not written */
+        out_file_abort(&H->out);
+        rc = cli_nomem("ddpwire dump", "the report (removed)");
+    } else if (write) {
         html_page(P, H, status);
         rc = out_file_commit(&H->out, "ddpwire dump");
     } else {

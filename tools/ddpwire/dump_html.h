@@ -76,6 +76,7 @@ typedef struct dump_html {
     size_t ntimelines;
     char *global[HTML_GLOBAL];
     size_t nglobal;
+    int nomem; /* an allocation failed: the page would leave something out */
     uint64_t global_total;
 } dump_html;
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_rec.h"
 #include "dump.h"
 
 #define MAX_TEXT_ERRORS 20u
@@ -28,31 +29,21 @@ const char *dump_dir_name(int dir)
     return dir == DW_FLOW_C2S ? "c2s" : "s2c";
 }
 
-void out_json_str(FILE *f, const char *s)
+/* The members every per-direction record starts with. */
+static void rec_head(cli_rec *r, const dw_dissect_dir *d, const char *type)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
+    cli_rec_init(r, type);
+    cli_rec_u64(r, "flow", d->flow->id);
+    cli_rec_str(r, "dir", dump_dir_name(d->dir));
 }
 
-static const char *tf(int v)
+/* The record as JSON, or its text after "flow N dir " (tmpl). */
+static void rec_out(dump *P, const dw_dissect_dir *d, const cli_rec *r, const char *tmpl)
 {
-    return v ? "true" : "false";
-}
-
-/* The JSON members every per-direction record starts with. */
-static void json_head(dump *P, const dw_dissect_dir *d, const char *type)
-{
-    fprintf(P->out, "{\"type\":\"%s\",\"flow\":%" PRIu64 ",\"dir\":\"%s\"", type,
-            d->flow->id, dump_dir_name(d->dir));
+    if (P->o.json)
+        cli_rec_json(P->out, r);
+    else
+        cli_rec_text(dump_text_line(P, d), r, tmpl);
 }
 
 /* Text lines: "flow 3 c2s ". */
@@ -84,9 +75,8 @@ static const char *crc_name(dw_mpa_check_crc c)
 
 static const char *op_name(unsigned op)
 {
-    static const char *n[] = {"Write", "ReadReq", "ReadResp", "Send", "SendInv",
-                              "SendSE", "SendSEInv", "Terminate"};
-    return op < 8 ? n[op] : "opcode?";
+    const char *n = dw_rdmap_opcode_str(op);
+    return n ? n : "opcode?";
 }
 
 /* One line about a ULPDU the dissector decoded as DDP/RDMAP ("" when not). */
@@ -113,16 +103,19 @@ static void ddp_line(char *buf, size_t cap, const dw_rdmap_msg *m)
     }
 }
 
-static void json_markers(FILE *f, const dw_mpa_check_marker *mk, size_t n)
+static void marker_members(cli_rec *r, const dw_mpa_check_marker *mk, size_t n)
 {
-    fputs(",\"markers\":[", f);
-    for (size_t i = 0; i < n; i++)
-        fprintf(f, "%s{\"pos\":%" PRIu64 ",\"seq\":%u,\"pkt\":%" PRIu64 ",\"fpduptr\":%u,"
-                   "\"reserved\":%u,\"expected\":%u,\"ok\":%s}",
-                i ? "," : "", mk[i].pos, (unsigned)mk[i].seq, mk[i].pkt,
-                (unsigned)mk[i].fpduptr, (unsigned)mk[i].reserved, (unsigned)mk[i].expected,
-                tf(mk[i].ok));
-    fputc(']', f);
+    cli_rec_arr(r, "markers");
+    for (size_t i = 0; i < n; i++) {
+        cli_rec_obj(r, NULL);
+        const cli_field_u64 m[] = {{"pos", mk[i].pos},         {"seq", mk[i].seq},
+                                   {"pkt", mk[i].pkt},         {"fpduptr", mk[i].fpduptr},
+                                   {"reserved", mk[i].reserved}, {"expected", mk[i].expected}};
+        cli_rec_u64s(r, m, sizeof m / sizeof m[0], 0);
+        cli_rec_bool(r, "ok", mk[i].ok);
+        cli_rec_end(r);
+    }
+    cli_rec_end(r);
 }
 
 static void on_fpdu(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_check_fpdu *fp,
@@ -130,93 +123,106 @@ static void on_fpdu(dw_dissect *D, const dw_dissect_dir *d, const dw_mpa_check_f
 {
     (void)D;
     dump *P = u;
-    FILE *f = P->out;
     char ddp[192];
     html_fpdu(P, d, fp->offset, fp->seq, fp->fpdu_len, fp->aligned, mk, nmk);
-    if (P->o.quiet)
+    if (P->o.quiet || (!P->o.json && !P->o.verbose))
         return;
     ddp_line(ddp, sizeof ddp, msg);
-    if (P->o.json) {
-        json_head(P, d, "fpdu");
-        fprintf(f, ",\"index\":%" PRIu64 ",\"pos\":%" PRIu64 ",\"offset\":%" PRIu64
-                   ",\"seq\":%u,\"ulpdu_len\":%u,\"pad\":%u,\"fpdu_len\":%u,\"crc\":\"%s\","
-                   "\"crc_wire\":\"0x%08x\",\"crc_calc\":\"0x%08x\",\"first_pkt\":%" PRIu64
-                   ",\"last_pkt\":%" PRIu64 ",\"segments\":%u,\"aligned\":%s,\"packed\":%s,"
-                   "\"resync\":%s,\"pad_nonzero\":%s",
-                fp->index, fp->pos, fp->offset, (unsigned)fp->seq, (unsigned)fp->ulpdu_len,
-                (unsigned)fp->pad, (unsigned)fp->fpdu_len, crc_name(fp->crc),
-                (unsigned)fp->crc_wire, (unsigned)fp->crc_calc, fp->first_pkt, fp->last_pkt,
-                (unsigned)fp->segments, tf(fp->aligned), tf(fp->packed), tf(fp->resync),
-                tf(fp->pad_nonzero));
-        json_markers(f, mk, nmk);
-        fputs(",\"ddp\":", f);
-        out_json_str(f, ddp);
-        fputs("}\n", f);
-        return;
-    }
-    if (!P->o.verbose)
-        return;
-    fprintf(dump_text_line(P, d),
-            "fpdu %" PRIu64 " pos %" PRIu64 " seq %u len %u pad %u wire %u "
-            "crc %s markers %u%s%s%s pkts %" PRIu64 "..%" PRIu64 " (%u) %s%s%s\n",
-            fp->index, fp->pos, (unsigned)fp->seq, (unsigned)fp->ulpdu_len, (unsigned)fp->pad,
-            (unsigned)fp->fpdu_len, crc_name(fp->crc), (unsigned)fp->markers,
-            fp->bad_markers ? " (bad)" : "", fp->aligned ? " aligned" : "",
-            fp->packed ? " packed" : "", fp->first_pkt, fp->last_pkt, (unsigned)fp->segments,
-            fp->resync ? "resync " : "", ddp, fp->pad_nonzero ? " pad-not-zero" : "");
+    static cli_rec r; /* markers make it large */
+    rec_head(&r, d, "fpdu");
+    const cli_field_u64 m[] = {{"index", fp->index},   {"pos", fp->pos},
+                               {"offset", fp->offset}, {"seq", fp->seq},
+                               {"ulpdu_len", fp->ulpdu_len}, {"pad", fp->pad},
+                               {"fpdu_len", fp->fpdu_len}};
+    cli_rec_u64s(&r, m, sizeof m / sizeof m[0], 0);
+    cli_rec_str(&r, "crc", crc_name(fp->crc));
+    cli_rec_strf(&r, "crc_wire", "0x%08x", (unsigned)fp->crc_wire);
+    cli_rec_strf(&r, "crc_calc", "0x%08x", (unsigned)fp->crc_calc);
+    const cli_field_u64 p[] = {{"first_pkt", fp->first_pkt}, {"last_pkt", fp->last_pkt},
+                               {"segments", fp->segments}};
+    cli_rec_u64s(&r, p, sizeof p / sizeof p[0], 0);
+    cli_rec_bool(&r, "aligned", fp->aligned);
+    cli_rec_bool(&r, "packed", fp->packed);
+    cli_rec_bool(&r, "resync", fp->resync);
+    cli_rec_bool(&r, "pad_nonzero", fp->pad_nonzero);
+    marker_members(&r, mk, nmk);
+    cli_rec_str(&r, "ddp", ddp);
+    cli_rec_u64(&r, "nmarkers", fp->markers);
+    cli_rec_hide(&r);
+    cli_rec_textf(&r, "flags", "%s%s%s", fp->bad_markers ? " (bad)" : "",
+                  fp->aligned ? " aligned" : "", fp->packed ? " packed" : "");
+    cli_rec_textf(&r, "resync_text", "%s", fp->resync ? "resync " : "");
+    cli_rec_textf(&r, "pad_text", "%s", fp->pad_nonzero ? " pad-not-zero" : "");
+    rec_out(P, d, &r,
+            "fpdu %{index} pos %{pos} seq %{seq} len %{ulpdu_len} pad %{pad} wire %{fpdu_len} "
+            "crc %{crc} markers %{nmarkers}%{flags} pkts %{first_pkt}..%{last_pkt} "
+            "(%{segments}) %{resync_text}%{ddp}%{pad_text}\n");
 }
 
-/* RFC 6581 IRD/ORD and SMB Direct's, from the private data. */
-static void pd_text(char *buf, size_t cap, const dw_mpa_startup *fr, int json)
+/* RFC 6581 IRD/ORD and SMB Direct's, from the private data: members
+ * "enhanced" and "smbd", and their text "pd". */
+static void pd_members(cli_rec *r, const dw_mpa_startup *fr)
 {
     dw_rdma_pd_info pi;
+    char text[256];
     size_t n = 0;
-    buf[0] = 0;
-    if (!dw_rdma_pd_info_get(fr, &pi))
-        return;
-    const dw_mpa_enh *e = &pi.enh;
-    if (pi.enhanced)
-        n += (size_t)snprintf(buf + n, cap - n,
-                              json ? ",\"enhanced\":{\"ird\":%u,\"ord\":%u,\"p2p\":%s,"
-                                     "\"rtr_send\":%s,\"rtr_write\":%s,\"rtr_read\":%s}"
-                                   : ", RFC 6581 IRD %u ORD %u%s%s%s%s",
-                              e->ird, e->ord, json ? tf(e->p2p) : e->p2p ? " peer-to-peer" : "",
-                              json ? tf(e->rtr & DW_MPA_RTR_SEND) : (e->rtr & DW_MPA_RTR_SEND) ? " RTR:Send" : "",
-                              json ? tf(e->rtr & DW_MPA_RTR_WRITE) : (e->rtr & DW_MPA_RTR_WRITE) ? " RTR:Write" : "",
-                              json ? tf(e->rtr & DW_MPA_RTR_READ) : (e->rtr & DW_MPA_RTR_READ) ? " RTR:Read" : "");
-    if (pi.smbd && n < cap)
-        snprintf(buf + n, cap - n,
-                 json ? ",\"smbd\":{\"ird\":%u,\"ord\":%u,\"host_order\":%s}"
-                      : ", SMB Direct IRD %u ORD %u%s",
-                 (unsigned)pi.smbd_ird, (unsigned)pi.smbd_ord,
-                 json ? tf(pi.smbd_host_order)
-                      : pi.smbd_host_order ? " (little-endian words: cifs.ko writes host order)" : "");
+    text[0] = 0;
+    if (dw_rdma_pd_info_get(fr, &pi)) {
+        const dw_mpa_enh *e = &pi.enh;
+        if (pi.enhanced) {
+            cli_rec_obj(r, "enhanced");
+            cli_rec_u64(r, "ird", e->ird);
+            cli_rec_u64(r, "ord", e->ord);
+            cli_rec_bool(r, "p2p", e->p2p);
+            cli_rec_bool(r, "rtr_send", e->rtr & DW_MPA_RTR_SEND);
+            cli_rec_bool(r, "rtr_write", e->rtr & DW_MPA_RTR_WRITE);
+            cli_rec_bool(r, "rtr_read", e->rtr & DW_MPA_RTR_READ);
+            cli_rec_end(r);
+            n += (size_t)snprintf(text, sizeof text, ", RFC 6581 IRD %u ORD %u%s%s%s%s", e->ird,
+                                  e->ord, e->p2p ? " peer-to-peer" : "",
+                                  (e->rtr & DW_MPA_RTR_SEND) ? " RTR:Send" : "",
+                                  (e->rtr & DW_MPA_RTR_WRITE) ? " RTR:Write" : "",
+                                  (e->rtr & DW_MPA_RTR_READ) ? " RTR:Read" : "");
+        }
+        if (pi.smbd) {
+            cli_rec_obj(r, "smbd");
+            cli_rec_u64(r, "ird", pi.smbd_ird);
+            cli_rec_u64(r, "ord", pi.smbd_ord);
+            cli_rec_bool(r, "host_order", pi.smbd_host_order);
+            cli_rec_end(r);
+            if (n < sizeof text)
+                snprintf(text + n, sizeof text - n, ", SMB Direct IRD %u ORD %u%s",
+                         (unsigned)pi.smbd_ird, (unsigned)pi.smbd_ord,
+                         pi.smbd_host_order ? " (little-endian words: cifs.ko writes host order)"
+                                            : "");
+        }
+    }
+    cli_rec_textf(r, "pd", "%s", text);
 }
 
 static void out_startup(dump *P, const dw_dissect_dir *d, const dw_mpa_check_event *ev)
 {
     const dw_mpa_startup *fr = ev->frame;
-    FILE *f = P->out;
-    const char *kind = fr->kind == DW_MPA_STARTUP_REQUEST ? "request" : "reply";
-    char pd[256];
-    if (P->o.quiet)
+    if (P->o.quiet || (!P->o.json && !P->o.verbose))
         return;
-    pd_text(pd, sizeof pd, fr, P->o.json);
-    if (P->o.json) {
-        json_head(P, d, "startup");
-        fprintf(f, ",\"pkt\":%" PRIu64 ",\"offset\":%" PRIu64 ",\"kind\":\"%s\","
-                   "\"markers\":%s,\"crc\":%s,\"reject\":%s,\"rev\":%u,\"pd_len\":%u%s}\n",
-                ev->pkt, ev->offset, kind, tf(fr->flags & DW_MPA_FLAG_MARKERS),
-                tf(fr->flags & DW_MPA_FLAG_CRC), tf(fr->flags & DW_MPA_FLAG_REJECT),
-                (unsigned)fr->rev, (unsigned)fr->pd_len, pd);
-    } else if (P->o.verbose) {
-        fprintf(dump_text_line(P, d),
-                "RFC 5044 %s (pkt %" PRIu64 "): M=%d C=%d R=%d rev %u, %u octets "
-                "of private data%s\n",
-                kind, ev->pkt, !!(fr->flags & DW_MPA_FLAG_MARKERS),
-                !!(fr->flags & DW_MPA_FLAG_CRC), !!(fr->flags & DW_MPA_FLAG_REJECT),
-                (unsigned)fr->rev, (unsigned)fr->pd_len, pd);
-    }
+    cli_rec r;
+    rec_head(&r, d, "startup");
+    cli_rec_u64(&r, "pkt", ev->pkt);
+    cli_rec_u64(&r, "offset", ev->offset);
+    cli_rec_str(&r, "kind", fr->kind == DW_MPA_STARTUP_REQUEST ? "request" : "reply");
+    cli_rec_bool(&r, "markers", fr->flags & DW_MPA_FLAG_MARKERS);
+    cli_rec_bool(&r, "crc", fr->flags & DW_MPA_FLAG_CRC);
+    cli_rec_bool(&r, "reject", fr->flags & DW_MPA_FLAG_REJECT);
+    cli_rec_u64(&r, "rev", fr->rev);
+    cli_rec_u64(&r, "pd_len", fr->pd_len);
+    pd_members(&r, fr);
+    const cli_field_u64 bits[] = {{"m", !!(fr->flags & DW_MPA_FLAG_MARKERS)},
+                                  {"c", !!(fr->flags & DW_MPA_FLAG_CRC)},
+                                  {"r", !!(fr->flags & DW_MPA_FLAG_REJECT)}};
+    cli_rec_u64s(&r, bits, 3, 1);
+    rec_out(P, d, &r,
+            "RFC 5044 %{kind} (pkt %{pkt}): M=%{m} C=%{c} R=%{r} rev %{rev}, %{pd_len} octets "
+            "of private data%{pd}\n");
 }
 
 /* A generic event: JSON always; text with -v, or when it is an error. */
@@ -260,7 +266,6 @@ static void ev_text(char *b, size_t cap, const dw_dissect_dir *d, const ev_line 
 
 static void out_event(dump *P, const dw_dissect_dir *d, const ev_line *e, int error)
 {
-    FILE *f = P->out;
     char line[1024];
     if (error && e->pkt && e->pkt != UINT64_MAX)
         dump_mark(P, e->pkt);
@@ -271,12 +276,16 @@ static void out_event(dump *P, const dw_dissect_dir *d, const ev_line *e, int er
     if (P->o.quiet)
         return;
     if (P->o.json) {
-        json_head(P, d, "event");
-        fprintf(f, ",\"kind\":\"%s\",\"code\":%d,\"offset\":%" PRIu64 ",\"seq\":%u,\"pkt\":%" PRIu64
-                   ",\"len\":%" PRIu64 ",\"detail\":",
-                e->kind, e->code, e->offset, (unsigned)e->seq, e->pkt, e->len);
-        out_json_str(f, e->detail ? e->detail : "");
-        fputs("}\n", f);
+        cli_rec r;
+        rec_head(&r, d, "event");
+        cli_rec_str(&r, "kind", e->kind);
+        cli_rec_i64(&r, "code", e->code);
+        cli_rec_u64(&r, "offset", e->offset);
+        cli_rec_u64(&r, "seq", e->seq);
+        cli_rec_u64(&r, "pkt", e->pkt);
+        cli_rec_u64(&r, "len", e->len);
+        cli_rec_str(&r, "detail", e->detail);
+        cli_rec_json(P->out, &r);
         return;
     }
     if (error ? !dump_text_error(P, d) : !P->o.verbose)
@@ -337,7 +346,6 @@ static void on_ift_frame(dw_dissect *D, const dw_dissect_dir *d, const dw_ift_ch
 {
     (void)D;
     dump *P = u;
-    FILE *f = P->out;
     char ddp[192];
     html_fpdu(P, d, fr->offset, fr->seq, fr->frame_len, fr->aligned, NULL, 0);
     if (P->o.quiet)
@@ -345,28 +353,32 @@ static void on_ift_frame(dw_dissect *D, const dw_dissect_dir *d, const dw_ift_ch
     ddp_line(ddp, sizeof ddp, msg);
     int complete = fr->header_crc != DW_IFT_CHECK_CRC_MISSING &&
                    fr->payload_crc != DW_IFT_CHECK_CRC_MISSING;
-    if (P->o.json) {
-        json_head(P, d, "ift");
-        fprintf(f, ",\"index\":%" PRIu64 ",\"offset\":%" PRIu64 ",\"seq\":%u,\"header_size\":%u,"
-                   "\"payload_size\":%u,\"header_crc\":\"%s\",\"payload_crc\":\"%s\","
-                   "\"complete\":%s,\"first_pkt\":%" PRIu64 ",\"last_pkt\":%" PRIu64
-                   ",\"segments\":%u,\"aligned\":%s,\"packed\":%s,\"resync\":%s,\"ddp\":",
-                fr->index, fr->offset, (unsigned)fr->seq, (unsigned)fr->header_size,
-                (unsigned)fr->payload_size, ift_verdict(fr->header_crc),
-                ift_verdict(fr->payload_crc), tf(complete), fr->first_pkt, fr->last_pkt,
-                (unsigned)fr->segments, tf(fr->aligned), tf(fr->packed), tf(fr->resync));
-        out_json_str(f, ddp);
-        fputs("}\n", f);
-    } else if (P->o.verbose) {
-        fprintf(dump_text_line(P, d),
-                "ift %" PRIu64 " seq %u header %u payload %u header-crc %s "
-                "payload-crc %s pkts %" PRIu64 "..%" PRIu64 " (%u)%s%s%s %s\n",
-                fr->index, (unsigned)fr->seq, (unsigned)fr->header_size,
-                (unsigned)fr->payload_size, ift_verdict(fr->header_crc),
-                ift_verdict(fr->payload_crc), fr->first_pkt, fr->last_pkt,
-                (unsigned)fr->segments, fr->aligned ? " aligned" : "", fr->packed ? " packed" : "",
-                fr->resync ? " resync" : "", ddp);
-    }
+    if (!P->o.json && !P->o.verbose)
+        return;
+    cli_rec r;
+    rec_head(&r, d, "ift");
+    const cli_field_u64 m[] = {{"index", fr->index},
+                               {"offset", fr->offset},
+                               {"seq", fr->seq},
+                               {"header_size", fr->header_size},
+                               {"payload_size", fr->payload_size}};
+    cli_rec_u64s(&r, m, sizeof m / sizeof m[0], 0);
+    cli_rec_str(&r, "header_crc", ift_verdict(fr->header_crc));
+    cli_rec_str(&r, "payload_crc", ift_verdict(fr->payload_crc));
+    cli_rec_bool(&r, "complete", complete);
+    const cli_field_u64 p[] = {{"first_pkt", fr->first_pkt}, {"last_pkt", fr->last_pkt},
+                               {"segments", fr->segments}};
+    cli_rec_u64s(&r, p, sizeof p / sizeof p[0], 0);
+    cli_rec_bool(&r, "aligned", fr->aligned);
+    cli_rec_bool(&r, "packed", fr->packed);
+    cli_rec_bool(&r, "resync", fr->resync);
+    cli_rec_str(&r, "ddp", ddp);
+    cli_rec_textf(&r, "flags", "%s%s%s", fr->aligned ? " aligned" : "",
+                  fr->packed ? " packed" : "", fr->resync ? " resync" : "");
+    rec_out(P, d, &r,
+            "ift %{index} seq %{seq} header %{header_size} payload %{payload_size} header-crc "
+            "%{header_crc} payload-crc %{payload_crc} pkts %{first_pkt}..%{last_pkt} "
+            "(%{segments})%{flags} %{ddp}\n");
 }
 
 static void on_ift_event(dw_dissect *D, const dw_dissect_dir *d, const dw_ift_check_event *ev,
@@ -401,15 +413,23 @@ static void on_tcpopt(dw_dissect *D, const dw_dissect_dir *d, const dw_dissect_t
     if (P->o.quiet)
         return;
     if (P->o.json) {
-        json_head(P, d, "tcpopt");
-        fprintf(P->out, ",\"pkt\":%" PRIu64 ",\"len\":%u,\"a\":%s,\"u\":%s,\"rid\":\"0x%012" PRIx64
-                        "\",\"buffer_offset\":%u,\"data_offset\":%u,\"data_length\":%u,"
-                        "\"total_length\":%u,\"count\":%u,\"foreign\":%u,\"valid\":%s,\"reason\":",
-                o->pkt, (unsigned)t->len, tf(t->a), tf(t->u), t->rid, (unsigned)t->buffer_offset,
-                (unsigned)t->data_offset, (unsigned)t->data_length, (unsigned)t->total_length,
-                o->found.count, o->found.foreign, tf(o->valid));
-        out_json_str(P->out, o->valid ? "" : dw_tcpopt_reason_str(o->reason));
-        fputs("}\n", P->out);
+        cli_rec r;
+        rec_head(&r, d, "tcpopt");
+        cli_rec_u64(&r, "pkt", o->pkt);
+        cli_rec_u64(&r, "len", t->len);
+        cli_rec_bool(&r, "a", t->a);
+        cli_rec_bool(&r, "u", t->u);
+        cli_rec_strf(&r, "rid", "0x%012" PRIx64, t->rid);
+        const cli_field_u64 m[] = {{"buffer_offset", t->buffer_offset},
+                                   {"data_offset", t->data_offset},
+                                   {"data_length", t->data_length},
+                                   {"total_length", t->total_length},
+                                   {"count", o->found.count},
+                                   {"foreign", o->found.foreign}};
+        cli_rec_u64s(&r, m, sizeof m / sizeof m[0], 0);
+        cli_rec_bool(&r, "valid", o->valid);
+        cli_rec_str(&r, "reason", o->valid ? "" : dw_tcpopt_reason_str(o->reason));
+        cli_rec_json(P->out, &r);
     } else if (P->o.verbose || (!o->valid && dump_text_error(P, d))) {
         fprintf(dump_text_line(P, d), "%s\n", line);
     }

@@ -164,17 +164,14 @@ void dump_write_close(dump *P, int keep)
 typedef struct progress {
     int on;
     off_t size;
-    struct timespec last;
+    double last; /* cli_now() */
 } progress;
 
 static void progress_tick(progress *pg, dump *P, pcap_t *pc, int final)
 {
     if (!pg->on)
         return;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    double dt = (double)(now.tv_sec - pg->last.tv_sec) +
-                (double)(now.tv_nsec - pg->last.tv_nsec) / 1e9;
+    double now = cli_now(), dt = now - pg->last;
     if (!final && dt < 0.5)
         return;
     pg->last = now;
@@ -250,7 +247,7 @@ static int read_source(dump *P, pcap_t *pc, const char *name, progress *pg)
 
 int dump_read(dump *P)
 {
-    progress pg = {P->o.progress, 0, {0, 0}};
+    progress pg = {P->o.progress, 0, 0};
     size_t n = P->o.iface ? 1 : P->o.nfiles;
     int status = 0, lt0 = -1;
     for (size_t i = 0; i < n && !status; i++) {

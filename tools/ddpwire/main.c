@@ -9,11 +9,7 @@
 
 #include "cli.h"
 
-static const struct {
-    const char *name;
-    int (*run)(int, char **);
-    const char *help;
-} cmds[] = {
+static const cli_cmd cmds[] = {
     {"frame", cmd_frame, "records on stdin -> MPA octet stream on stdout"},
     {"deframe", cmd_deframe, "MPA octet stream on stdin -> records on stdout"},
     {"demo", cmd_demo, "frame, deframe and verify a generated workload"},
@@ -22,6 +18,7 @@ static const struct {
     {"perf", cmd_perf, "throughput between two hosts (iperf3-like): MPA, IFT or plain TCP"},
     {"load", cmd_load, "many concurrent connections against listen --keep-open --echo"},
     {"rping", cmd_rping, "rdma-core rping's protocol over MPA/DDP/RDMAP (client or server)"},
+    {"nvmeof", cmd_nvmeof, "NVMe over Fabrics host (RDMA transport) over our iWARP"},
     {"ipoib", cmd_ipoib, "IPoIB service IDs; simulated capability matrix and pcap"},
     {"tcprdma", cmd_tcprdma, "TCP RDMA option: synth a capture | place one into files"},
     {"dump", cmd_dump, "check MPA, IFT, TCP RDMA options, IPoIB in a capture (pcap/pcapng/live)"},
@@ -33,8 +30,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: ddpwire COMMAND [OPTIONS]   (ddpwire help COMMAND, ddpwire COMMAND --help)\n"
                "       ddpwire --version | --help\n\n");
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].help);
+    const cli_group g = {"ddpwire", "command", cmds, sizeof cmds / sizeof cmds[0], NULL, NULL};
+    cli_group_list(&g, f);
     fprintf(f, "  %-9s %s\n", "help", "help COMMAND: the command's options (as COMMAND --help)");
     fprintf(f, "\nEvery command takes --help and --version. Records are a 2-octet\n"
                "big-endian length followed by that many octets.\n"
@@ -74,32 +71,11 @@ static int apply_tune_env(void)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
-    }
-    if (!strcmp(argv[1], "--version")) {
-        printf("ddpwire %s\n", dw_version());
-        return 0;
-    }
-    if (apply_crc_env() || apply_tune_env())
+    const cli_group g = {"ddpwire", "command", cmds, sizeof cmds / sizeof cmds[0], usage, NULL};
+    if (argc >= 2 && argv[1][0] != '-' && (apply_crc_env() || apply_tune_env()))
         return 2;
-    if (!strcmp(argv[1], "help")) {
-        if (argc < 3) {
-            usage(stdout);
-            return 0;
-        }
-        char *h[] = {argv[2], "--help", NULL};
-        for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-            if (!strcmp(argv[2], cmds[i].name))
-                return cmds[i].run(2, h);
-        fprintf(stderr, "ddpwire help: unknown command '%s'\n", argv[2]);
-        return 2;
-    }
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (!strcmp(argv[1], cmds[i].name))
-            return cmds[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "ddpwire: unknown command '%s'\n", argv[1]);
-    usage(stderr);
-    return 2;
+    cli_stdout_init();
+    char prog[64];
+    snprintf(prog, sizeof prog, "ddpwire%s%s", argc >= 2 ? " " : "", argc >= 2 ? argv[1] : "");
+    return cli_stdout_finish(prog, cli_dispatch(&g, argc, argv));
 }

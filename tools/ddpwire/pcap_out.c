@@ -19,7 +19,7 @@ int pcap_out_open(pcap_out *p, const char *path, unsigned linktype, uint32_t sna
 {
     uint8_t h[24];
     p->snaplen = snaplen;
-    p->f = fopen(path, "wb");
+    p->f = cli_outfile_open(&p->o, NULL, path);
     if (!p->f)
         return -1;
     le32(h, 0xa1b2c3d4u);
@@ -45,9 +45,17 @@ int pcap_out_write(pcap_out *p, uint64_t usec, const uint8_t *frame, size_t len)
     return 0;
 }
 
-int pcap_out_close(pcap_out *p)
+int pcap_out_close(pcap_out *p, const char *prog)
 {
-    int rc = p->f && fclose(p->f) == 0 ? 0 : -1;
+    if (!p->f)
+        return 0;
     p->f = NULL;
-    return rc;
+    return cli_outfile_commit(&p->o, prog);
+}
+
+void pcap_out_abort(pcap_out *p)
+{
+    if (p->f)
+        cli_outfile_abort(&p->o);
+    p->f = NULL;
 }

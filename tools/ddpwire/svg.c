@@ -22,9 +22,10 @@ const char *svg_color(int i)
     return pal[(unsigned)i % 7];
 }
 
-void svg_esc(FILE *f, const char *s)
+/* The first n octets of s (up to its end), escaped: no copy, no allocation. */
+static void esc_n(FILE *f, const char *s, size_t n)
 {
-    for (; s && *s; s++)
+    for (; s && *s && n; s++, n--)
         switch (*s) {
         case '&': fputs("&amp;", f); break;
         case '<': fputs("&lt;", f); break;
@@ -34,6 +35,11 @@ void svg_esc(FILE *f, const char *s)
             if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
                 fputc(*s, f);
         }
+}
+
+void svg_esc(FILE *f, const char *s)
+{
+    esc_n(f, s, (size_t)-1);
 }
 
 char *svg_command(const char *prefix, int argc, char **argv)
@@ -208,11 +214,9 @@ static double wrapped(FILE *f, const char *s, double x, double y, size_t n, cons
                     k = j;
                     break;
                 }
-        char *line = strndup(s, k);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"%s\">", x, y, cls);
-        svg_esc(f, line ? line : "");
+        esc_n(f, s, k);
         fputs("</text>\n", f);
-        free(line);
         s += k, len -= k;
         while (*s == ' ')
             s++, len--;
@@ -292,8 +296,9 @@ int svg_plot_save(const svg_plot *p, const char *path, const char *const *inputs
                   size_t ninputs, const char *who)
 {
     out_file o;
-    if (out_file_open(&o, path, inputs, ninputs, who, "--svg"))
-        return -1;
+    int rc = out_file_open(&o, path, inputs, ninputs, who, "--svg");
+    if (rc)
+        return rc;
     svg_plot_write(o.f, p);
     return out_file_commit(&o, who);
 }

@@ -57,8 +57,8 @@ void svg_esc(FILE *f, const char *s);
 char *svg_command(const char *prefix, int argc, char **argv);
 
 /* Writes a figure to path through out_file (never over an input, complete
- * or removed); who names the command in messages. 0, or -1 after saying
- * why on stderr. */
+ * or removed); who names the command in messages. 0; -1 after saying why
+ * on stderr (a bad name); CLI_EXIT_RESOURCE when it could not complete. */
 int svg_plot_save(const svg_plot *p, const char *path, const char *const *inputs,
                   size_t ninputs, const char *who);
 

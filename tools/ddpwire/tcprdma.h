@@ -37,7 +37,7 @@ typedef struct tw_opts {
 
 /* Builds the workload (allocates req/resp); prints a line and returns -1
  * on a bad layout or size. */
-int tw_build(tw_work *w, const tw_opts *o);
+int tw_build(tw_work *w, const tw_opts *o); /* 0, -1 (bad options), CLI_EXIT_RESOURCE */
 void tw_free(tw_work *w);
 
 /* Octets of a transfer. */

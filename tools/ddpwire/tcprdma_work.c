@@ -5,6 +5,7 @@
  * NetBIOS (CIFS), or a described layout; each body is one RDMA transfer
  * whose RID follows section 5.
  */
+#include "cli.h"
 #include "tcprdma.h"
 
 #include <stdlib.h>
@@ -274,10 +275,8 @@ int tw_build(tw_work *w, const tw_opts *o)
     }
     w->req = req.p, w->req_len = req.len;
     w->resp = resp.p, w->resp_len = resp.len;
-    if (!rc && (req.oom || resp.oom)) {
-        fprintf(stderr, "ddpwire tcprdma synth: out of memory\n");
-        rc = -1;
-    }
+    if (!rc && (req.oom || resp.oom))
+        rc = cli_nomem("ddpwire tcprdma synth", "building the workload");
     if (rc)
         tw_free(w);
     return rc;

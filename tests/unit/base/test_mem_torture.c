@@ -222,6 +222,5 @@ int main(void)
     torture("IFT sender + receiver", ift_new);
     torture("TCP RDMA option receiver", tcpopt_new);
     torture("QP", qp_new);
-    printf("%lu passed, %lu failed\n", dw_t_pass, dw_t_fail);
-    return dw_t_fail != 0;
+    return dw_test_finish();
 }

@@ -163,6 +163,7 @@ static void test_segmentations(void)
         stream s;
         build(&s, &g, &seed);
         for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+            DW_CASE_HERE("sizes[%zu]", z);
             if (sizes[z] < 7 && s.len > 60000 && quick)
                 continue;
             segs cut;

@@ -211,6 +211,7 @@ static void test_violations(void)
         {b_queue, DW_RDMA_CHECK_EV_INVALID},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        DW_CASE_HERE("cases[%zu]", i);
         fix f;
         open_fix(&f);
         if (cases[i].kind != DW_RDMA_CHECK_EV_READ_UNMATCHED)

@@ -156,6 +156,7 @@ static void long_one(dw_crc32c_impl impl)
     static const size_t lens[] = {BIGLEN - 7, (1u << 20) + 3, 65536 + 61,
                                   2431, 2432 + 256 + 63, 4864 + 512};
     for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        DW_CASE_HERE("lens[%zu]", i);
         size_t a = i % 8, n = lens[i];
         uint32_t init = (uint32_t)dw_rand(&seed);
         uint32_t want = dw_crc32c_portable(init, big + a, n);
@@ -228,6 +229,7 @@ static void test_shift(void)
                                                  dw_crc32c_shift_by_hw};
     for (int f = 0; f < (dw_crc32c_have_mulx32() ? 3 : 2); f++) {
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+            DW_CASE_HERE("ns[%zu]", i);
             uint32_t c = (uint32_t)dw_rand(&seed);
             CHECK_EQ_U(fn[f](c, ns[i]), dw_crc32c_combine(c, 0, ns[i]));
         }

@@ -146,6 +146,7 @@ static void test_round_trips(void)
             make_pdus(v, n, (dw_framing)f, &s);
             size_t len = build((dw_framing)f, v, n, flat, markers);
             for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+                DW_CASE_HERE("chunks[%zu]", c);
                 if (quick && chunks[c] == 1)
                     continue;
                 static got g;

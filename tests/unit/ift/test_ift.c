@@ -403,6 +403,7 @@ static void test_tx(void)
         {0, 0, 1}, {64, 0, 1}, {64, 1, 3}, {65, 0, 3}, {65, 10, 5},
         {1000, 1000, 5}, {65535, 65535, 5}, {0, 65535, 3}, {7, 0, 1}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        DW_CASE_HERE("shapes[%zu]", i);
         size_t h = shapes[i].h, p = shapes[i].p;
         const uint8_t *pay = data + 100;
         ssize_t len = dw_ift_encode(exp, sizeof exp, data, h, pay, p);
@@ -848,6 +849,7 @@ static void test_rx_early_return(void)
     static const size_t expect[] = {20, 8, 4, 26, 5, 4, 20, 8, 4, 20, 8, 4};
     size_t at = 0;
     for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
+        DW_CASE_HERE("expect[%zu]", i);
         ssize_t r = dw_ift_rx_feed(rx, wire + at, s.len - at);
         CHECK_EQ_U(r, expect[i]);
         CHECK_EQ_U(calls, i + 1);

@@ -198,6 +198,7 @@ static void test_s42_text_form_refusals(void)
         "1.0.0.6.0.0.0.28", "0x0100000600000028", "1:0:0:-6:0:0:0:28"};
     uint64_t v = 7;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        DW_CASE_HERE("bad[%zu]", i);
         CHECK_EQ_U(dw_ipoib_sid_parse(&v, bad[i]), (ssize_t)DW_ERR_MALFORMED);
         CHECK_EQ_U(v, 7); /* untouched on error */
     }
@@ -283,6 +284,7 @@ static void test_s32_cm_private_data(void)
     } m[] = {{"00000000", DW_ERR_MALFORMED}, {"00000043", DW_ERR_MALFORMED}, {"00000044", 12},
              {"80000000", 12}, {"80000001", DW_ERR_MALFORMED}, {"ffffffff", DW_ERR_MALFORMED}};
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+        DW_CASE_HERE("m[%zu]", i);
         unhex(in + 8, m[i].mtu);
         CHECK_EQ_U(dw_ipoib_cm_pd_decode(&pd, in, 12), m[i].want);
     }
@@ -376,6 +378,7 @@ static void test_rfc4391_arp(void)
         uint8_t v;
     } bad[] = {{1, 1}, {2, 0x86}, {4, 6}, {5, 16}, {6, 1}, {7, 3}, {7, 0}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        DW_CASE_HERE("bad[%zu]", i);
         uint8_t x[56];
         memcpy(x, want, 56);
         x[bad[i].at] = bad[i].v;

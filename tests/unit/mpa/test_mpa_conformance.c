@@ -894,6 +894,7 @@ static void test_s731_emss_change_changes_mulpdu(void)
     for (int mk = 0; mk < 2; mk++) {
         dw_mpa_tx *tx = tx_open(0, mk, 1, DW_MPA_PTR_DRAFT, 1460, DW_MPA_SEG_ALIGNED);
         for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+            DW_CASE_HERE("t[%zu]", i);
             CHECK(dw_mpa_tx_set_emss(tx, t[i].emss) == 0);
             CHECK_EQ_U(dw_mpa_tx_mulpdu(tx), mk ? t[i].mk : t[i].mnomk);
             CHECK_EQ_U(dw_mpa_tx_mulpdu(tx), dw_mpa_mulpdu(t[i].emss, mk));
@@ -1081,6 +1082,7 @@ static void test_s9_close_reported_as_code_1(void)
     CHECK_EQ_U(all, 1044);
     for (size_t w = 0; w < 4; w++)
         for (size_t k = 0; k < sizeof ends / sizeof ends[0]; k++) {
+            DW_CASE_HERE("ends[%zu]", k);
             coll c;
             dw_mpa_rx *rx = rx_open(&c, 1000, 1, 1, 1, 0);
             CHECK(feed(rx, wire, ends[k].end, 1 + k % 3) == 0);

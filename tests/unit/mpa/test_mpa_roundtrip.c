@@ -34,6 +34,7 @@ static void one_config(int markers, dw_mpa_ptr_base ptr, int use_iov,
 
     static const size_t cuts[] = {1, 3, 7, 64, 511, 1460, 9000, 65536, 1 << 22};
     for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        DW_CASE_HERE("cuts[%zu]", c);
         if (cuts[c] == 1 && st.wire_len > 300000)
             continue; /* octet-by-octet covered by the smaller streams below */
         dw_mpa_rx_settings rs;

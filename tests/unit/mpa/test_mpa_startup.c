@@ -48,6 +48,7 @@ static size_t unhex(uint8_t *o, const char *h)
 static void test_siw_frames(void)
 {
     for (size_t i = 0; i < sizeof siw / sizeof siw[0]; i++) {
+        DW_CASE_HERE("siw[%zu]", i);
         uint8_t wire[600], pd[600], out[600];
         size_t pdl = unhex(pd, siw[i].pd_hex);
         memcpy(wire, siw[i].key, 16);

@@ -241,6 +241,7 @@ static void test_fill_len(void)
     for (int mk = 0; mk < 2; mk++) {
         static const uint32_t emss[] = {1448, 1460, 8948, 536, 1428};
         for (size_t k = 0; k < sizeof emss / sizeof emss[0]; k++) {
+            DW_CASE_HERE("emss[%zu]", k);
             dw_mpa_tx_settings ts;
             dw_mpa_tx_settings_default(&ts);
             ts.markers = mk;

@@ -414,6 +414,7 @@ static void test_term_names(void)
         {2, 0, 0x07, "no matching RTR"},
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        DW_CASE_HERE("v[%zu]", i);
         CHECK(dw_rdmap_term_known(v[i].l, v[i].e, v[i].c));
         CHECK(strcmp(dw_rdmap_term_str(v[i].l, v[i].e, v[i].c), v[i].name) == 0);
     }

@@ -70,6 +70,7 @@ static const vec vecs[] = {
 static void test_vectors(void)
 {
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) {
+        DW_CASE_HERE("vecs[%zu]", i);
         uint8_t w[32], out[32];
         size_t n = hex(w, vecs[i].octets);
         CHECK_EQ_U(n, vecs[i].opt.len);
@@ -230,6 +231,7 @@ static void test_malformed_lists(void)
         "19 04 80 00 03",    /* a window scale without its length */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        DW_CASE_HERE("bad[%zu]", i);
         uint8_t a[40];
         size_t n = hex(a, bad[i]);
         dw_tcpopt_found f;

@@ -742,6 +742,7 @@ static void test_rid_format(void)
     };
     fill(orig, 100, 12);
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        DW_CASE_HERE("v[%zu]", i);
         dw_tcpopt_rx_settings rs;
         dw_tcpopt_rx_settings_default(&rs);
         rs.rid_format = v[i].f;

@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# `ddpwire nvmeof` against Linux nvmet-rdma over soft-iWARP (siw 6.1) in the
+# qemu guest of scripts/siw_peer.sh (the one siw_interop boots: shared cache):
+# nvmet on the guest's RDMA port 4420 with a 64 MiB RAM disk (brd) as
+# namespace 1, reached from the host through a qemu port forward. From the
+# host, over our own MPA/DDP/RDMAP:
+#   - discover (the discovery controller's log names our subsystem);
+#   - identify: controller and namespace (131072 blocks of 512 octets);
+#   - write 1 MiB of random blocks, read them back, compare;
+#   - read what the guest itself wrote with dd (O_DIRECT) and compare;
+#   - the guest reads with dd what ddpwire wrote and its SHA-256 matches;
+#   - a perf run (random 4 KiB reads and writes, QD 4) completes without error;
+#   - an unknown subsystem NQN: Connect fails, the status is decoded;
+#   - the capture of all this (host loopback) passes `ddpwire dump` with no
+#     error and NVMe-oF recognised, and tshark decodes its DDP/RDMAP.
+# usage: nvmeof_interop.sh DDPWIRE BUILD_DIR. Exit 77 when the VM cannot run here.
+set -uo pipefail
+D=$1
+export W=${2}/siw-peer PORT=${SIW_PORT:-19995}
+HP=${NVMEOF_HOST_PORT:-14420}
+export SIW_FWD=tcp:127.0.0.1:$HP-10.0.2.15:4420
+HERE=$(cd "$(dirname "$0")" && pwd)
+PEER=(bash "$HERE/../../scripts/siw_peer.sh")
+NQN=nqn.2024-01.org.ddpwire:siw-ram0
+T=$(mktemp -d)
+fails=0 passes=0
+SECONDS=0
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; passes=$((passes + 1)); }
+check() { if eval "$1"; then ok "${2:-$1}"; else bad "${2:-$1}"; fi; }
+# siw 6.1 quirk: a first FPDU right after its MPA reply can stall: --delay 300
+nv() { timeout 120 "$D" nvmeof "127.0.0.1:$HP" --delay 300 "$@"; }
+guest() { RUN_TIMEOUT=${RT:-120} "${PEER[@]}" run "$@"; }
+
+"${PEER[@]}" build || exit $?
+tb=$SECONDS
+"${PEER[@]}" boot || exit $?
+TD=
+trap '[ -n "$TD" ] && kill $TD 2> /dev/null; "${PEER[@]}" stop; rm -rf "$T"' EXIT
+echo "siw-peer: image ready in ${tb} s, booted in $((SECONDS - tb)) s"
+
+# nvmet: subsystem NQN, namespace 1 on /dev/ram0, RDMA port 4420 on siw0's address;
+# and a pattern of the guest's own at LBA 8192 (64 blocks)
+S=/sys/kernel/config/nvmet/subsystems/$NQN
+P=/sys/kernel/config/nvmet/ports/1
+SETUP="modprobe brd rd_nr=1 rd_size=65536 && modprobe nvmet && modprobe nvmet-rdma &&
+(mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config) &&
+mkdir -p $S/namespaces/1 $P && echo 1 > $S/attr_allow_any_host &&
+echo /dev/ram0 > $S/namespaces/1/device_path && echo 1 > $S/namespaces/1/enable &&
+echo rdma > $P/addr_trtype && echo ipv4 > $P/addr_adrfam && echo 10.0.2.15 > $P/addr_traddr &&
+echo 4420 > $P/addr_trsvcid && ln -s $S $P/subsystems/$NQN &&
+dd if=/dev/urandom of=/tmp/g bs=512 count=64 status=none &&
+dd if=/tmp/g of=/dev/ram0 bs=512 seek=8192 count=64 oflag=direct status=none &&
+echo GUESTSUM=\$(sha256sum < /tmp/g | cut -c1-64)"
+out=$(guest "$(echo "$SETUP" | tr '\n' ' ')") ||
+  { echo "$out"; echo "nvmeof-interop: SKIP: nvmet could not be set up in the guest" >&2; exit 77; }
+gsum=$(sed -n 's/^GUESTSUM=\([0-9a-f]*\).*/\1/p' <<< "$out" | tail -1)
+[ -n "$gsum" ] || { echo "$out"; echo "nvmeof-interop: SKIP: no guest pattern" >&2; exit 77; }
+echo "nvmet ready in $((SECONDS - tb)) s"
+
+if command -v tcpdump > /dev/null 2>&1; then
+  tcpdump -U -n -s 0 -i lo -w "$T/nvmeof.pcap" "tcp port $HP" 2> "$T/tcpdump.err" &
+  TD=$!
+  for _ in $(seq 50); do grep -q listening "$T/tcpdump.err" && break; sleep 0.1; done
+fi
+
+t0=$SECONDS
+nv discover --json > "$T/disc.json" 2> "$T/disc.err"
+check "[ \$? = 0 ] && grep -q '\"subnqn\":\"$NQN\"' '$T/disc.json' && grep -q '\"trtype\":\"rdma\"' '$T/disc.json'" \
+  "discover: the log names $NQN over rdma ($(head -c 300 "$T/disc.err"))"
+
+nv --nqn "$NQN" identify --json > "$T/id.json" 2> "$T/id.err"
+check "[ \$? = 0 ] && grep -q '\"blocks\":131072,\"block_size\":512' '$T/id.json' && grep -q '\"model\":\"Linux\"' '$T/id.json'" \
+  "identify: controller Linux, namespace 131072 x 512 ($(head -c 300 "$T/id.err"))"
+
+head -c $((2048 * 512)) /dev/urandom > "$T/w.bin"
+nv --nqn "$NQN" write 100 "$T/w.bin" 2> "$T/w.err"
+check "[ \$? = 0 ]" "write 2048 blocks at LBA 100 ($(head -c 300 "$T/w.err"))"
+nv --nqn "$NQN" read 100 2048 -o "$T/r.bin" 2> "$T/r.err"
+check "[ \$? = 0 ] && cmp -s '$T/w.bin' '$T/r.bin'" "read back 2048 blocks: the same octets ($(head -c 300 "$T/r.err"))"
+
+nv --nqn "$NQN" read 8192 64 -o "$T/g.bin" 2> "$T/g.err"
+check "[ \$? = 0 ] && [ \"\$(sha256sum < '$T/g.bin' | cut -c1-64)\" = '$gsum' ]" \
+  "read what the guest wrote with dd (sha256 $gsum)"
+
+wsum=$(sha256sum < "$T/w.bin" | cut -c1-64)
+out=$(guest "echo DDSUM=\$(dd if=/dev/ram0 bs=512 skip=100 count=2048 iflag=direct status=none | sha256sum | cut -c1-64)")
+check "grep -q '^DDSUM=$wsum' <<< \"\$out\"" "the guest's dd reads what ddpwire wrote (sha256 $wsum)"
+
+nv --nqn "$NQN" perf --seconds 2 --qd 4 --read-pct 50 --json > "$T/perf.json" 2> "$T/perf.err"
+check "[ \$? = 0 ] && grep -q '\"ios\":[1-9]' '$T/perf.json'" "perf: random 4 KiB 50 % reads QD 4 ($(head -c 200 "$T/perf.json"))"
+
+nv --nqn nqn.2024-01.org.ddpwire:no-such identify > /dev/null 2> "$T/bad.err"
+rc=$?
+check "[ $rc = 1 ] && grep -q 'connect invalid parameters' '$T/bad.err'" \
+  "an unknown subsystem: Connect refused, status decoded (exit $rc: $(head -c 300 "$T/bad.err"))"
+echo "host steps in $((SECONDS - t0)) s"
+
+if [ -n "$TD" ]; then
+  sleep 0.5; kill -INT $TD; wait $TD 2> /dev/null; TD=
+  "$D" dump --json --no-progress "$T/nvmeof.pcap" > "$T/dump.jsonl" 2> "$T/dump.err"
+  rc=$?
+  nf=$(grep -c '"type":"fpdu"' "$T/dump.jsonl")
+  check "[ $rc = 0 ] && [ $nf -gt 100 ] && grep -q '\"ulp\":\"nvme-of\"' '$T/dump.jsonl' && ! grep -q '\"crc\":\"bad\"' '$T/dump.jsonl'" \
+    "dump: exit $rc, $nf FPDUs, NVMe-oF recognised, no bad CRC"
+  if command -v tshark > /dev/null 2>&1; then
+    tshark -r "$T/nvmeof.pcap" -o tcp.try_heuristic_first:TRUE -T fields -e iwarp_rdma.opcode 2> /dev/null |
+      tr ',' '\n' | grep . | sort | uniq -c > "$T/ops"
+    tn=$(awk '{s += $1} END {print s + 0}' "$T/ops")
+    # Send (3) capsules, Send with Invalidate (4) responses, RDMA Read Request (1)
+    # and Response (2) for written data, RDMA Write (0) for read data
+    check "[ $tn = $nf ] && grep -q ' 0x00$' '$T/ops' && grep -q ' 0x01$' '$T/ops' && grep -q ' 0x02$' '$T/ops' && grep -q ' 0x04$' '$T/ops'" \
+      "tshark decodes $tn RDMAP messages (dump: $nf): $(tr -s ' \n' ' ' < "$T/ops")"
+    mal=$(tshark -r "$T/nvmeof.pcap" -o tcp.try_heuristic_first:TRUE -Y '_ws.malformed || _ws.expert.severity >= error' 2> /dev/null | grep -vc 'TCP' || true)
+    check "[ $mal = 0 ]" "tshark: no malformed or error frames ($mal)"
+  fi
+  cp "$T/nvmeof.pcap" "${NVMEOF_KEEP:-$W}/nvmeof_interop.pcap" 2> /dev/null
+fi
+echo "nvmeof_interop: $passes passed, $fails failed in $SECONDS s"
+[ $fails = 0 ]

@@ -1,0 +1,579 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ddpwire nvmeof ADDR[:PORT] --nqn NQN ACTION: an NVMe over Fabrics host
+ * (RDMA transport) over ddpwire's own iWARP stack: discover, identify,
+ * read, write, perf. Protocol in lib/nvmeof; sockets in nvmeof_io.c;
+ * this file has options, the I/O loop and printing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "cli.h"
+#include "dump.h"
+#include "nvmeof_tool.h"
+
+typedef struct opts {
+    nvt t;
+    char addr[300], portbuf[16];
+    const char *target, *action, *a1, *a2, *out;
+    uint64_t bs, qd, read_pct, seconds;
+    int seq;
+} opts;
+
+static void help(void)
+{
+    printf("usage: ddpwire nvmeof ADDR[:PORT] --nqn NQN ACTION [options]\n"
+           "An NVMe over Fabrics host (RDMA transport) over ddpwire's iWARP (MPA/DDP/RDMAP on\n"
+           "TCP, RFC 6581 start-up): no RDMA device, no rdma-core. PORT defaults to 4420.\n"
+           "actions:\n"
+           "  discover              the discovery controller's log (--nqn not needed)\n"
+           "  identify              controller and namespace\n"
+           "  read LBA COUNT        COUNT blocks from LBA to stdout or -o FILE\n"
+           "  write LBA FILE        FILE (a whole number of blocks) to LBA, then Flush\n"
+           "  perf                  timed random or sequential I/O: IOPS, MB/s, latency, CPU\n"
+           "options:\n"
+           "  --nqn NQN             the subsystem NQN\n"
+           "  --hostnqn NQN         our host NQN (default: from the host id, /etc/machine-id)\n"
+           "  -o FILE               read: write the blocks to FILE\n"
+           "  --nsid N              namespace (default 1)\n"
+           "  --queues N            I/O queues (default 1; perf spreads over them)\n"
+           "  --queue-size N        entries per I/O queue (default 128)\n"
+           "  --kato MS             Keep Alive Timeout (default 5000; 0: none)\n"
+           "  --no-crc              do not ask for MPA CRC\n"
+           "  --no-invalidate       ask for responses by Send, not Send with Invalidate\n"
+           "  --delay MS            pause after each MPA start-up (siw 6.1 quirk)\n"
+           "  --timeout MS          connect and bring-up limit (default 30000)\n"
+           "  --json                one JSON object on stdout\n"
+           "perf: --bs N (default 4096) --qd N (default 1) --read-pct N (default 100)\n"
+           "      --seq (sequential; default random) --seconds N (default 5)\n"
+           "exit: 0 ok, 1 failed (the protocol error is printed), 2 usage\n");
+}
+
+/* ---- the I/O engine: up to qd commands outstanding, spread over queues ---- */
+
+typedef struct job {
+    opts *o;
+    uint8_t *buf; /* perf: qd slices of bs octets; read/write: the transfer */
+    uint64_t lba0, nblk, next_blk, done_blk, ns_blocks, seq_pos;
+    unsigned lba_size, blk_per_cmd, qd, inflight, queues;
+    int write, perf, stop, err;
+    int64_t end_ms;
+    uint64_t *lat; /* perf: ns per command */
+    size_t nlat, caplat;
+    uint64_t *t_sub;
+    uint8_t *is_w;
+    uint64_t seed, reads, writes, octets;
+} job;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return *s;
+}
+
+/* The next command of slot i: 0 and its fields, or 1 when none is left. */
+static int next_cmd(job *j, unsigned i, uint64_t *lba, uint32_t *nlb, uint8_t **b, int *w)
+{
+    *nlb = j->blk_per_cmd;
+    if (!j->perf) {
+        if (j->next_blk >= j->nblk)
+            return 1;
+        if (*nlb > j->nblk - j->next_blk)
+            *nlb = (uint32_t)(j->nblk - j->next_blk);
+        *lba = j->lba0 + j->next_blk;
+        *b = j->buf + j->next_blk * j->lba_size;
+        j->next_blk += *nlb;
+        *w = j->write;
+        return 0;
+    }
+    if (j->stop)
+        return 1;
+    uint64_t slots = j->ns_blocks / *nlb;
+    if (j->seq_pos >= slots)
+        j->seq_pos = 0;
+    *lba = (j->o->seq ? j->seq_pos++ : rnd(&j->seed) % slots) * *nlb;
+    *b = j->buf + (size_t)i * *nlb * j->lba_size;
+    *w = rnd(&j->seed) % 100 >= j->o->read_pct;
+    return 0;
+}
+
+static int submit(job *j, unsigned i)
+{
+    uint64_t lba;
+    uint32_t nlb;
+    uint8_t *b;
+    int w;
+    if (next_cmd(j, i, &lba, &nlb, &b, &w))
+        return 0;
+    dw_nvmeof_sqe s;
+    dw_nvmeof_sqe_rw(&s, w, j->o->t.nsid, lba, nlb);
+    j->t_sub[i] = now_ns();
+    j->is_w[i] = (uint8_t)w;
+    int rc = dw_nvmeof_host_submit(j->o->t.h, (uint16_t)(1 + i % j->queues), &s,
+                                   w ? DW_NVMEOF_TO_TARGET : DW_NVMEOF_FROM_TARGET, b,
+                                   (size_t)nlb * j->lba_size, i);
+    if (rc) {
+        fprintf(stderr, "ddpwire nvmeof: submit: %s\n", dw_strerror(rc));
+        j->err = 1;
+        return 1;
+    }
+    j->inflight++;
+    return 0;
+}
+
+static void on_done(nvt *t, const dw_nvmeof_done *d)
+{
+    job *j = t->ud;
+    unsigned i = (unsigned)d->tag;
+    j->inflight--;
+    if (DW_NVME_STATUS(d->cqe.status)) {
+        j->err = 1;
+        return;
+    }
+    if (j->lat && j->nlat < j->caplat)
+        j->lat[j->nlat++] = now_ns() - j->t_sub[i];
+    j->is_w[i] ? j->writes++ : j->reads++;
+    j->octets += d->cqe.status ? 0 : (uint64_t)j->blk_per_cmd * j->lba_size;
+    submit(j, i);
+}
+
+static int job_done(nvt *t)
+{
+    job *j = t->ud;
+    if (j->perf && !j->stop && cli_now_ms() >= j->end_ms)
+        j->stop = 1;
+    return j->err || (!j->inflight && (j->perf ? j->stop : j->next_blk >= j->nblk));
+}
+
+static int run_job(opts *o, job *j)
+{
+    o->t.on_done = on_done;
+    o->t.ud = j;
+    j->t_sub = calloc(j->qd, sizeof *j->t_sub);
+    j->is_w = calloc(j->qd, 1);
+    if (!j->t_sub || !j->is_w)
+        return fprintf(stderr, "ddpwire nvmeof: out of memory\n"), 1;
+    for (unsigned i = 0; i < j->qd && !j->err; i++)
+        submit(j, i);
+    int rc = nvt_wait(&o->t, job_done, -1) || j->err;
+    free(j->t_sub);
+    free(j->is_w);
+    return rc;
+}
+
+/* ---- actions ---- */
+
+static const dw_nvmeof_ctrl_info *info(opts *o)
+{
+    return dw_nvmeof_host_info(o->t.h);
+}
+
+/* Largest transfer per command: MDTS (in 4 KiB pages: CAP.MPSMIN 0) and 128 KiB. */
+static unsigned max_blocks(opts *o)
+{
+    const dw_nvmeof_ctrl_info *in = info(o);
+    uint64_t m = 128 * 1024;
+    if (in->id.mdts && (4096ull << in->id.mdts) < m)
+        m = 4096ull << in->id.mdts;
+    return (unsigned)(m / in->ns.lba_size);
+}
+
+static void print_identify(opts *o)
+{
+    const dw_nvmeof_ctrl_info *in = info(o);
+    if (o->t.json) {
+        printf("{\"command\":\"identify\",\"cntlid\":%u,\"vs\":\"%u.%u.%u\",\"cap\":%llu,\"model\":",
+               in->cntlid, in->vs >> 16, (in->vs >> 8) & 0xff, in->vs & 0xff,
+               (unsigned long long)in->cap);
+        out_json_str(stdout, in->id.mn);
+        printf(",\"serial\":");
+        out_json_str(stdout, in->id.sn);
+        printf(",\"firmware\":");
+        out_json_str(stdout, in->id.fr);
+        printf(",\"subnqn\":");
+        out_json_str(stdout, in->id.subnqn);
+        printf(",\"mdts\":%u,\"namespaces\":%u", in->id.mdts, in->id.nn);
+        if (in->have_ns)
+            printf(",\"nsid\":%u,\"blocks\":%llu,\"block_size\":%u,\"size_octets\":%llu",
+                   o->t.nsid, (unsigned long long)in->ns.nsze, in->ns.lba_size,
+                   (unsigned long long)(in->ns.nsze * in->ns.lba_size));
+        printf("}\n");
+        return;
+    }
+    printf("controller %u: NVMe %u.%u.%u, model \"%s\", serial \"%s\", firmware \"%s\"\n",
+           in->cntlid, in->vs >> 16, (in->vs >> 8) & 0xff, in->vs & 0xff, in->id.mn, in->id.sn,
+           in->id.fr);
+    printf("  subsystem %s, %u namespace(s), MDTS %u, CAP 0x%016llx (MQES %u)\n",
+           in->id.subnqn, in->id.nn, in->id.mdts, (unsigned long long)in->cap,
+           (unsigned)(in->cap & 0xffff) + 1);
+    if (in->have_ns)
+        printf("namespace %u: %llu blocks of %u octets (%llu octets)\n", o->t.nsid,
+               (unsigned long long)in->ns.nsze, in->ns.lba_size,
+               (unsigned long long)(in->ns.nsze * in->ns.lba_size));
+}
+
+static int g_admin_done;
+
+static void admin_done(nvt *t, const dw_nvmeof_done *d)
+{
+    (void)t, (void)d;
+    g_admin_done = 1;
+}
+
+static int admin_cond(nvt *t)
+{
+    (void)t;
+    return g_admin_done;
+}
+
+/* One admin command with data from the target; 0 when it succeeded. */
+static int one_admin(opts *o, dw_nvmeof_sqe *s, uint8_t *buf, size_t len)
+{
+    o->t.on_done = admin_done;
+    g_admin_done = 0;
+    int rc = dw_nvmeof_host_submit(o->t.h, 0, s, DW_NVMEOF_FROM_TARGET, buf, len, 0);
+    if (rc)
+        return fprintf(stderr, "ddpwire nvmeof: %s\n", dw_strerror(rc)), 1;
+    return nvt_wait(&o->t, admin_cond, cli_now_ms() + 30000) || o->t.failed;
+}
+
+static void print_entry(opts *o, const dw_nvmeof_disc_entry *e, int first)
+{
+    if (!o->t.json) {
+        printf("  %s %s:%s subnqn %s (subtype %u, portid %u, cntlid 0x%04x, asqsz %u)\n",
+               dw_nvmeof_trtype_str(e->trtype), e->traddr, e->trsvcid, e->subnqn, e->subtype,
+               e->portid, e->cntlid, e->asqsz);
+        return;
+    }
+    printf("%s{\"trtype\":\"%s\",\"traddr\":", first ? "" : ",", dw_nvmeof_trtype_str(e->trtype));
+    out_json_str(stdout, e->traddr);
+    printf(",\"trsvcid\":");
+    out_json_str(stdout, e->trsvcid);
+    printf(",\"subnqn\":");
+    out_json_str(stdout, e->subnqn);
+    printf(",\"subtype\":%u,\"portid\":%u,\"cntlid\":%u,\"asqsz\":%u}", e->subtype, e->portid,
+           e->cntlid, e->asqsz);
+}
+
+static int act_discover(opts *o)
+{
+    static uint8_t log[65 * 1024];
+    dw_nvmeof_sqe s;
+    dw_nvmeof_sqe_get_log(&s, DW_NVME_LOG_DISCOVERY, 0, 1024, 0);
+    if (one_admin(o, &s, log, 1024))
+        return 1;
+    dw_nvmeof_disc_hdr h;
+    dw_nvmeof_disc_hdr_decode(&h, log, 1024);
+    uint64_t n = h.numrec > 64 ? 64 : h.numrec;
+    dw_nvmeof_sqe_get_log(&s, DW_NVME_LOG_DISCOVERY, 0, (uint32_t)(1024 * (n + 1)), 0);
+    if (n && one_admin(o, &s, log, 1024 * (n + 1)))
+        return 1;
+    if (o->t.json)
+        printf("{\"command\":\"discover\",\"genctr\":%llu,\"records\":%llu,\"entries\":[",
+               (unsigned long long)h.genctr, (unsigned long long)h.numrec);
+    else
+        printf("discovery log: generation %llu, %llu record(s)\n", (unsigned long long)h.genctr,
+               (unsigned long long)h.numrec);
+    for (uint64_t i = 0; i < n; i++) {
+        dw_nvmeof_disc_entry e;
+        dw_nvmeof_disc_entry_decode(&e, log + 1024 * (i + 1), 1024);
+        print_entry(o, &e, i == 0);
+    }
+    if (o->t.json)
+        printf("]}\n");
+    return 0;
+}
+
+static int transfer(opts *o, int write, uint64_t lba, uint64_t count, uint8_t *buf)
+{
+    const dw_nvmeof_ctrl_info *in = info(o);
+    if (lba >= in->ns.nsze || count > in->ns.nsze - lba)
+        return fprintf(stderr, "ddpwire nvmeof: LBA %llu + %llu blocks is past the namespace's "
+                       "%llu\n", (unsigned long long)lba, (unsigned long long)count,
+                       (unsigned long long)in->ns.nsze), 1;
+    job j = {0};
+    j.o = o;
+    j.buf = buf;
+    j.lba0 = lba;
+    j.nblk = count;
+    j.lba_size = in->ns.lba_size;
+    j.blk_per_cmd = max_blocks(o);
+    j.qd = 8;
+    j.queues = o->t.queues;
+    j.write = write;
+    return run_job(o, &j);
+}
+
+static int flush(opts *o)
+{
+    dw_nvmeof_sqe s;
+    dw_nvmeof_sqe_flush(&s, o->t.nsid);
+    o->t.on_done = admin_done;
+    g_admin_done = 0;
+    if (dw_nvmeof_host_submit(o->t.h, 1, &s, DW_NVMEOF_NONE, NULL, 0, 0))
+        return 1;
+    return nvt_wait(&o->t, admin_cond, cli_now_ms() + 30000) || o->t.failed;
+}
+
+static void print_xfer(opts *o, const char *what, uint64_t lba, uint64_t n, double secs)
+{
+    uint64_t oct = n * info(o)->ns.lba_size;
+    char r[64];
+    if (o->t.json)
+        printf("{\"command\":\"%s\",\"lba\":%llu,\"blocks\":%llu,\"octets\":%llu,"
+               "\"seconds\":%.6f}\n", what, (unsigned long long)lba, (unsigned long long)n,
+               (unsigned long long)oct, secs);
+    else if (!o->t.quiet)
+        fprintf(stderr, "ddpwire nvmeof: %s %llu blocks at LBA %llu: %s\n", what,
+                (unsigned long long)n, (unsigned long long)lba, cli_rate(r, sizeof r, oct, secs));
+}
+
+static int act_read(opts *o)
+{
+    uint64_t lba, count;
+    if (!o->a1 || !o->a2 || cli_u64("LBA", o->a1, 0, UINT64_MAX, &lba) ||
+        cli_u64("COUNT", o->a2, 1, 1u << 30, &count))
+        return fprintf(stderr, "ddpwire nvmeof: read LBA COUNT\n"), 2;
+    uint64_t oct = count * info(o)->ns.lba_size;
+    uint8_t *buf = oct <= (1ull << 30) ? malloc(oct) : NULL;
+    if (!buf)
+        return fprintf(stderr, "ddpwire nvmeof: %llu octets: too many at once\n",
+                       (unsigned long long)oct), 1;
+    double t0 = cli_now();
+    int rc = transfer(o, 0, lba, count, buf);
+    double secs = cli_now() - t0;
+    FILE *f = !rc && o->out ? fopen(o->out, "wb") : stdout;
+    if (!rc && !f)
+        rc = (perror(o->out), 1);
+    if (!rc && (fwrite(buf, 1, oct, f) != oct || (o->out ? fclose(f) : fflush(f))))
+        rc = (fprintf(stderr, "ddpwire nvmeof: writing the blocks failed\n"), 5);
+    if (!rc && o->out) /* on stdout the blocks are the output */
+        print_xfer(o, "read", lba, count, secs);
+    free(buf);
+    return rc;
+}
+
+static int act_write(opts *o)
+{
+    uint64_t lba;
+    if (!o->a1 || !o->a2 || cli_u64("LBA", o->a1, 0, UINT64_MAX, &lba))
+        return fprintf(stderr, "ddpwire nvmeof: write LBA FILE\n"), 2;
+    FILE *f = fopen(o->a2, "rb");
+    if (!f)
+        return perror(o->a2), 1;
+    uint8_t *buf = malloc(1u << 30);
+    size_t n = buf ? fread(buf, 1, 1u << 30, f) : 0;
+    int bad = !buf || ferror(f);
+    fclose(f);
+    unsigned bs = info(o)->ns.lba_size;
+    if (bad || !n || n % bs) {
+        fprintf(stderr, "ddpwire nvmeof: %s: %s\n", o->a2,
+                bad ? "cannot read" : "not a whole number of blocks (nor empty)");
+        free(buf);
+        return 1;
+    }
+    double t0 = cli_now();
+    int rc = transfer(o, 1, lba, n / bs, buf) || flush(o);
+    if (!rc)
+        print_xfer(o, "write", lba, n / bs, cli_now() - t0);
+    free(buf);
+    return rc;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double pct(const job *j, double p)
+{
+    if (!j->nlat)
+        return 0;
+    size_t i = (size_t)(p / 100.0 * (double)(j->nlat - 1) + 0.5);
+    return (double)j->lat[i] / 1000.0;
+}
+
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
+}
+
+static void print_perf(opts *o, const job *j, double secs, double cpu)
+{
+    uint64_t ios = j->reads + j->writes;
+    double iops = (double)ios / secs, mbs = (double)j->octets / secs / 1e6;
+    if (o->t.json) {
+        printf("{\"command\":\"perf\",\"block_size\":%llu,\"queue_depth\":%u,\"queues\":%u,"
+               "\"pattern\":\"%s\",\"read_pct\":%llu,\"seconds\":%.3f,\"ios\":%llu,\"reads\":%llu,"
+               "\"writes\":%llu,\"iops\":%.1f,\"mb_per_s\":%.3f,\"lat_us\":{\"p50\":%.1f,"
+               "\"p99\":%.1f,\"p99_9\":%.1f,\"max\":%.1f},\"cpu_pct\":%.1f}\n",
+               (unsigned long long)o->bs, j->qd, j->queues, o->seq ? "seq" : "rand",
+               (unsigned long long)o->read_pct, secs, (unsigned long long)ios,
+               (unsigned long long)j->reads, (unsigned long long)j->writes, iops, mbs,
+               pct(j, 50), pct(j, 99), pct(j, 99.9), pct(j, 100), 100 * cpu / secs);
+        return;
+    }
+    printf("perf: %llu-octet %s, %llu %% reads, QD %u over %u queue(s), %.1f s\n",
+           (unsigned long long)o->bs, o->seq ? "sequential" : "random",
+           (unsigned long long)o->read_pct, j->qd, j->queues, secs);
+    printf("  %llu I/Os (%llu reads, %llu writes): %.0f IOPS, %.2f MB/s\n",
+           (unsigned long long)ios, (unsigned long long)j->reads, (unsigned long long)j->writes,
+           iops, mbs);
+    printf("  latency us: p50 %.1f  p99 %.1f  p99.9 %.1f  max %.1f\n", pct(j, 50), pct(j, 99),
+           pct(j, 99.9), pct(j, 100));
+    printf("  CPU %.1f %% of one core (user + system)\n", 100 * cpu / secs);
+}
+
+static int act_perf(opts *o)
+{
+    const dw_nvmeof_ctrl_info *in = info(o);
+    unsigned bs = in->ns.lba_size;
+    if (o->bs % bs || o->bs / bs > max_blocks(o) || o->bs / bs > in->ns.nsze)
+        return fprintf(stderr, "ddpwire nvmeof: --bs %llu: not a multiple of %u up to %u\n",
+                       (unsigned long long)o->bs, bs, max_blocks(o) * bs), 2;
+    unsigned cap = o->t.queues * dw_nvmeof_host_depth(o->t.h, 1);
+    job j = {0};
+    j.o = o;
+    j.perf = 1;
+    j.qd = (unsigned)(o->qd < cap ? o->qd : cap);
+    j.queues = o->t.queues < j.qd ? o->t.queues : j.qd;
+    j.lba_size = bs;
+    j.blk_per_cmd = (unsigned)(o->bs / bs);
+    j.ns_blocks = in->ns.nsze;
+    j.seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)now_ns();
+    j.caplat = (size_t)(o->seconds * 400000 < 16000000 ? o->seconds * 400000 : 16000000);
+    j.buf = calloc(j.qd, o->bs);
+    j.lat = malloc(j.caplat * sizeof *j.lat);
+    if (!j.buf || !j.lat)
+        return fprintf(stderr, "ddpwire nvmeof: out of memory\n"), free(j.buf), free(j.lat), 1;
+    if (j.qd < o->qd)
+        fprintf(stderr, "ddpwire nvmeof: queue depth %u (the queues take no more)\n", j.qd);
+    double t0 = cli_now(), c0 = cpu_s();
+    j.end_ms = cli_now_ms() + (int64_t)o->seconds * 1000;
+    int rc = run_job(o, &j);
+    double secs = cli_now() - t0, cpu = cpu_s() - c0;
+    qsort(j.lat, j.nlat, sizeof *j.lat, cmp_u64);
+    if (!rc)
+        print_perf(o, &j, secs, cpu);
+    free(j.buf);
+    free(j.lat);
+    return rc;
+}
+
+/* ADDR[:PORT], [IPv6]:PORT, or IPv6 alone. */
+static int split_target(opts *o)
+{
+    const char *t = o->target;
+    const char *c = strrchr(t, ':');
+    size_t n = strlen(t);
+    if (t[0] == '[') {
+        const char *e = strchr(t, ']');
+        if (!e)
+            return -1;
+        n = (size_t)(e - t - 1), t++;
+        c = e[1] == ':' ? e + 1 : NULL;
+    } else if (c && strchr(t, ':') != c) {
+        c = NULL; /* IPv6 without brackets: no port */
+    } else if (c) {
+        n = (size_t)(c - t);
+    }
+    if (!n || n >= sizeof o->addr)
+        return -1;
+    memcpy(o->addr, t, n);
+    o->addr[n] = 0;
+    snprintf(o->portbuf, sizeof o->portbuf, "%s", c && c[1] ? c + 1 : "4420");
+    o->t.host = o->addr;
+    o->t.port = o->portbuf;
+    return 0;
+}
+
+static int parse(opts *o, int argc, char **argv)
+{
+    int nocrc = 0;
+    uint64_t queues = 1, qsize = 128, kato = 5000, nsid = 1, delay = 0;
+    const cli_opt t[] = {
+        CLI_STR("--nqn", &o->t.nqn, "an NQN"),
+        CLI_STR("--hostnqn", &o->t.hostnqn, "an NQN"),
+        CLI_STR("-o", &o->out, "a file"),
+        CLI_U64("--nsid", &nsid, 1, 0xfffffffe),
+        CLI_U64("--queues", &queues, 1, NVT_MAXQ - 1),
+        CLI_U64("--queue-size", &qsize, 2, 1024),
+        CLI_U64("--kato", &kato, 0, 3600000),
+        CLI_FLAG("--no-crc", &nocrc),
+        CLI_FLAG("--no-invalidate", &o->t.no_invalidate),
+        CLI_U64("--delay", &delay, 0, 60000),
+        CLI_INT("--timeout", &o->t.timeout_ms, 0, 3600000),
+        CLI_FLAG("--json", &o->t.json),
+        CLI_FLAG("--quiet", &o->t.quiet),
+        CLI_U64("--bs", &o->bs, 512, 1u << 24),
+        CLI_U64("--qd", &o->qd, 1, 1024),
+        CLI_U64("--read-pct", &o->read_pct, 0, 100),
+        CLI_FLAG("--seq", &o->seq),
+        CLI_U64("--seconds", &o->seconds, 1, 86400),
+        CLI_ARG(&o->target),
+        CLI_ARG(&o->action),
+        CLI_ARG(&o->a1),
+        CLI_ARG(&o->a2),
+    };
+    int rc = cli_parse(argc, argv, "ddpwire nvmeof", help, t, CLI_N(t), NULL, NULL);
+    o->t.crc = !nocrc;
+    o->t.queues = (unsigned)queues;
+    o->t.queue_size = (unsigned)qsize;
+    o->t.kato_ms = (uint32_t)kato;
+    o->t.nsid = (uint32_t)nsid;
+    o->t.delay_ms = (uint32_t)delay;
+    return rc;
+}
+
+int cmd_nvmeof(int argc, char **argv)
+{
+    static opts o;
+    memset(&o, 0, sizeof o);
+    o.bs = 4096, o.qd = 1, o.read_pct = 100, o.seconds = 5;
+    o.t.timeout_ms = 30000;
+    int rc = parse(&o, argc, argv);
+    if (rc != CLI_GO)
+        return rc;
+    static const char *const acts[] = {"discover", "identify", "read", "write", "perf"};
+    int a = -1;
+    for (int i = 0; o.action && i < 5; i++)
+        if (!strcmp(o.action, acts[i]))
+            a = i;
+    if (!o.target || a < 0 || split_target(&o))
+        return fprintf(stderr, "ddpwire nvmeof: say ADDR[:PORT] and one of discover, identify, "
+                       "read, write, perf (ddpwire nvmeof --help)\n"), 2;
+    if (a == 0 && !o.t.nqn)
+        o.t.nqn = DW_NVMEOF_DISCOVERY_NQN;
+    if (!o.t.nqn)
+        return fprintf(stderr, "ddpwire nvmeof: --nqn NQN is needed\n"), 2;
+    if (a == 0 && strcmp(o.t.nqn, DW_NVMEOF_DISCOVERY_NQN))
+        return fprintf(stderr, "ddpwire nvmeof: discover talks to %s\n", DW_NVMEOF_DISCOVERY_NQN), 2;
+    if (a == 0)
+        o.t.kato_ms = 0; /* a discovery connection without keep alive, as nvme-cli's */
+    rc = nvt_open(&o.t, a >= 2 ? o.t.queues : 0);
+    if (!rc && a >= 1 && !info(&o)->have_ns)
+        rc = (fprintf(stderr, "ddpwire nvmeof: no namespace %u\n", o.t.nsid), 1);
+    if (!rc) {
+        int (*const fn[])(opts *) = {act_discover, NULL, act_read, act_write, act_perf};
+        rc = a == 1 ? (print_identify(&o), 0) : fn[a](&o);
+    }
+    if (rc && o.t.failed && o.t.json)
+        printf("{\"command\":\"%s\",\"error\":", acts[a]), out_json_str(stdout, o.t.err),
+            printf("}\n");
+    nvt_close(&o.t);
+    return rc;
+}
