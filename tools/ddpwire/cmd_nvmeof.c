@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "dump.h"
+#include "cli_rec.h"
 #include "nvmeof_tool.h"
 
 typedef struct opts {
@@ -195,13 +195,13 @@ static void print_identify(opts *o)
         printf("{\"command\":\"identify\",\"cntlid\":%u,\"vs\":\"%u.%u.%u\",\"cap\":%llu,\"model\":",
                in->cntlid, in->vs >> 16, (in->vs >> 8) & 0xff, in->vs & 0xff,
                (unsigned long long)in->cap);
-        out_json_str(stdout, in->id.mn);
+        cli_json_str(stdout, in->id.mn);
         printf(",\"serial\":");
-        out_json_str(stdout, in->id.sn);
+        cli_json_str(stdout, in->id.sn);
         printf(",\"firmware\":");
-        out_json_str(stdout, in->id.fr);
+        cli_json_str(stdout, in->id.fr);
         printf(",\"subnqn\":");
-        out_json_str(stdout, in->id.subnqn);
+        cli_json_str(stdout, in->id.subnqn);
         printf(",\"mdts\":%u,\"namespaces\":%u", in->id.mdts, in->id.nn);
         if (in->have_ns)
             printf(",\"nsid\":%u,\"blocks\":%llu,\"block_size\":%u,\"size_octets\":%llu",
@@ -256,11 +256,11 @@ static void print_entry(opts *o, const dw_nvmeof_disc_entry *e, int first)
         return;
     }
     printf("%s{\"trtype\":\"%s\",\"traddr\":", first ? "" : ",", dw_nvmeof_trtype_str(e->trtype));
-    out_json_str(stdout, e->traddr);
+    cli_json_str(stdout, e->traddr);
     printf(",\"trsvcid\":");
-    out_json_str(stdout, e->trsvcid);
+    cli_json_str(stdout, e->trsvcid);
     printf(",\"subnqn\":");
-    out_json_str(stdout, e->subnqn);
+    cli_json_str(stdout, e->subnqn);
     printf(",\"subtype\":%u,\"portid\":%u,\"cntlid\":%u,\"asqsz\":%u}", e->subtype, e->portid,
            e->cntlid, e->asqsz);
 }
@@ -572,7 +572,7 @@ int cmd_nvmeof(int argc, char **argv)
         rc = a == 1 ? (print_identify(&o), 0) : fn[a](&o);
     }
     if (rc && o.t.failed && o.t.json)
-        printf("{\"command\":\"%s\",\"error\":", acts[a]), out_json_str(stdout, o.t.err),
+        printf("{\"command\":\"%s\",\"error\":", acts[a]), cli_json_str(stdout, o.t.err),
             printf("}\n");
     nvt_close(&o.t);
     return rc;
