@@ -83,7 +83,8 @@ void dw_bench_free(void *p);
  * {"type": "meta", "tool": "ddpwire", "version", "bench", "mode" (quick or
  * full), "timing" (thread_cpu or wall), "time" (UTC, ISO 8601), "timestamp",
  * "cpu_model", "cpus_online", "system", "crc32c_impl" (the path in use),
- * "crc32c_forced" (DDPWIRE_CRC32C given), "tsc_hz"}. Table mode: nothing.
+ * "crc32c_forced" (DDPWIRE_CRC32C given), "crc32c_tuning", "tsc_hz"}. Table mode:
+ * nothing.
  */
 void dw_bench_meta(const dw_bench_opts *o, const char *bench, const char *timing);
 

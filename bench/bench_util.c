@@ -217,6 +217,7 @@ void dw_bench_meta(const dw_bench_opts *o, const char *bench, const char *timing
     }
     printf(", \"crc32c_impl\": \"%s\", \"crc32c_forced\": %s",
            dw_crc32c_impl_name(dw_crc32c_impl_get()), env && *env ? "true" : "false");
+    printf(", \"crc32c_tuning\": \"%s\"", dw_crc32c_tuning_name(dw_crc32c_tuning_get()));
     double hz = dw_bench_cycles_hz();
     if (hz > 0)
         printf(", \"tsc_hz\": %.0f", hz);

@@ -26,6 +26,8 @@
  */
 #include <ddpwire/dissect.h>
 
+#include "fuzz_flags.h"
+
 #include <pcap/pcap.h>
 
 #include <stdio.h>

@@ -15,6 +15,7 @@
 #define CF_GAP dw_mpa_check_gap
 #define CF_END dw_mpa_check_end
 #include "check_fuzz_util.h"
+#include "fuzz_flags.h"
 
 static void on_fpdu(dw_mpa_check *c, const dw_mpa_check_fpdu *f, void *u)
 {

@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dw_rdma_check *c;
     dw_rdma_check_callbacks cb = {on_event};
     errors[0] = errors[1] = 0;
-    if (dw_rdma_check_new(&c, &cb, NULL))
+    if (dw_rdma_check_new(&c, NULL, &cb, NULL))
         return 0;
     if (size && data[0] & 8)
         dw_rdma_check_from_start(c, data[0] & 1);

@@ -126,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 6)
         return 0;
     memset(&F, 0, sizeof F);
-    dw_reasm_settings s = {(size_t)data[0] * 8, data[1] % 8u};
+    dw_reasm_settings s = {(size_t)data[0] * 8, data[1] % 8u, NULL};
     dw_reasm_callbacks cb = {on_data, on_gap, on_event};
     dw_reasm *r;
     if (dw_reasm_new(&r, &s, &cb, NULL) != 0)

@@ -68,6 +68,7 @@ typedef enum dw_crc32c_impl {
     DW_CRC32C_SSE42,    /* crc32 instruction, several independent streams */
     DW_CRC32C_PCLMUL,   /* SSE4.2 + carry-less multiply folding for long buffers */
     DW_CRC32C_AVX512,   /* VPCLMULQDQ on 512-bit registers for long buffers */
+    DW_CRC32C_AVX2,     /* VPCLMULQDQ on 256-bit registers (AVX2), e.g. Zen 3 */
     DW_CRC32C_IMPL_COUNT
 } dw_crc32c_impl;
 
@@ -86,6 +87,33 @@ DW_EXTERN dw_crc32c_impl dw_crc32c_impl_get(void);
 
 /** Short name of an implementation: "auto", "portable", "sse42", ... */
 DW_EXTERN const char *dw_crc32c_impl_name(dw_crc32c_impl impl);
+
+/**
+ * Tunings per microarchitecture: how the long-buffer paths share a buffer
+ * between carry-less folding and crc32 chains, and which path AUTO prefers.
+ * AUTO picks the CPU's (from CPUID's vendor, family and model); GENERIC is
+ * the choice for CPUs not listed. Every tuning gives identical results.
+ */
+typedef enum dw_crc32c_tuning {
+    DW_CRC32C_TUNE_AUTO = 0,
+    DW_CRC32C_TUNE_GENERIC,
+    DW_CRC32C_TUNE_ZEN3, /* AMD family 25, models 0-15, 32-95 */
+    DW_CRC32C_TUNE_ZEN4, /* AMD family 25, models 16-31, 96-127, 160-175 */
+    DW_CRC32C_TUNE_ZEN5, /* AMD family 26 */
+    DW_CRC32C_TUNE_COUNT
+} dw_crc32c_tuning;
+
+/**
+ * Forces a tuning (process-wide; for tests, benchmarks and comparison).
+ * Returns 0 or DW_ERR_UNSUPPORTED (unknown value: nothing changes).
+ */
+DW_EXTERN int dw_crc32c_tuning_set(dw_crc32c_tuning t);
+
+/** The tuning in use now (never AUTO). */
+DW_EXTERN dw_crc32c_tuning dw_crc32c_tuning_get(void);
+
+/** Short name of a tuning: "auto", "generic", "zen3", "zen4", "zen5". */
+DW_EXTERN const char *dw_crc32c_tuning_name(dw_crc32c_tuning t);
 
 #ifdef __cplusplus
 }

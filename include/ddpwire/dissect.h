@@ -100,6 +100,10 @@ typedef struct dw_dissect_settings {
      */
     int placement;
     size_t placement_store;
+    /** The allocator of every allocation, the dissector's and every
+     * object it makes (NULL: the C library's); see <ddpwire/mem.h>. Must
+     * outlive the object. */
+    const dw_mem *mem;
 } dw_dissect_settings;
 
 /** The layout of dw_dissect_settings this header describes (see <ddpwire/common.h>). */
@@ -253,7 +257,8 @@ typedef struct dw_dissect_stats {
     uint64_t packets, tcp_packets, not_tcp, unreadable;
     uint64_t flows_seen, flows_open;
     uint64_t protocol_errors, incomplete;
-    /** Connections or checkers not made for want of memory (not checked). */
+    /** Connections or checkers not made, or that could not check all
+     * they were given (DW_ERR_NOMEM), for want of memory (not checked). */
     uint64_t nomem;
 } dw_dissect_stats;
 

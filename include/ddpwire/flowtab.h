@@ -18,6 +18,7 @@
 #ifndef DDPWIRE_FLOWTAB_H
 #define DDPWIRE_FLOWTAB_H
 
+#include <ddpwire/mem.h>
 #include <ddpwire/pkt.h>
 
 #ifdef __cplusplus
@@ -51,6 +52,9 @@ typedef struct dw_flowtab_callbacks {
 typedef struct dw_flowtab_settings {
     /** Connections held at once; adding one more evicts the oldest. */
     size_t max_flows;
+    /** The allocator of every allocation (NULL: the C library's);
+     * see <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
 } dw_flowtab_settings;
 
 /** The layout of dw_flowtab_settings this header describes (see <ddpwire/common.h>). */

@@ -44,6 +44,10 @@ typedef struct dw_fr_tx_settings {
     dw_mpa_tx_settings mpa;
     /** Used when framing is IFT. */
     dw_ift_tx_settings ift;
+    /** The allocator of this object's allocations and of the framing's
+     * when its own mem is NULL (NULL: the C library's); see
+     * <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
 } dw_fr_tx_settings;
 
 /** The layout of dw_fr_tx_settings this header describes (see <ddpwire/common.h>). */
@@ -176,6 +180,10 @@ typedef struct dw_fr_rx_settings {
      * the receiver takes nothing more.
      */
     size_t buf_size;
+    /** The allocator of this object's allocations and of the framing's
+     * when its own mem is NULL (NULL: the C library's); see
+     * <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
 } dw_fr_rx_settings;
 
 /** The layout of dw_fr_rx_settings this header describes (see <ddpwire/common.h>). */

@@ -75,6 +75,9 @@ typedef struct dw_ift_check_settings {
      * Octets before it are skipped_octets; none found within
      * search_limit, or by the end: EV_NO_SYNC. */
     int search_start;
+    /** The allocator of every allocation (NULL: the C library's);
+     * see <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
 } dw_ift_check_settings;
 
 /** The layout of dw_ift_check_settings this header describes (see <ddpwire/common.h>). */
@@ -203,7 +206,8 @@ DW_EXTERN void dw_ift_check_del(dw_ift_check *c);
 /**
  * Feeds in-order octets (a dw_reasm on_data call: pass its chunk; NULL
  * for untagged octets). A chunk beyond the octets fed so far implies a
- * gap. Returns 0, DW_ERR_INVAL or DW_ERR_STATE (called from a callback,
+ * gap. Returns 0, DW_ERR_INVAL, DW_ERR_NOMEM (as dw_mpa_check_data()) or
+ * DW_ERR_STATE (called from a callback,
  * or after dw_ift_check_end()).
  */
 DW_EXTERN int dw_ift_check_data(dw_ift_check *c, const uint8_t *data, size_t len,

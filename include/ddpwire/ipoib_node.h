@@ -18,6 +18,7 @@
 #include <ddpwire/ipoib_sid.h>
 #include <ddpwire/ipoib_cm.h>
 #include <ddpwire/ipoib_nego.h>
+#include <ddpwire/mem.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -83,6 +84,9 @@ typedef struct dw_ipoib_node_settings {
     uint32_t conn_qpn_base;
     /** Peers, accepted connections, packets waiting for ARP. */
     unsigned max_peers, max_conns, pend_max;
+    /** The allocator of every allocation (NULL: the C library's);
+     * see <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
 } dw_ipoib_node_settings;
 
 /** The layout of dw_ipoib_node_settings this header describes (see <ddpwire/common.h>). */

@@ -94,6 +94,9 @@ typedef struct dw_mpa_check_settings {
      * zero pads and zero CRC fields into runs of zeros, so plain TCP with
      * many zero octets can look like MPA. Default 0. */
     int strict_search;
+    /** The allocator of every allocation (NULL: the C library's);
+     * see <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
 } dw_mpa_check_settings;
 
 /** The layout of dw_mpa_check_settings this header describes (see <ddpwire/common.h>). */
@@ -280,7 +283,9 @@ DW_EXTERN int dw_mpa_check_set_mode(dw_mpa_check *c, int markers, int crc);
 
 /**
  * Feeds in-order octets (a dw_reasm on_data call: pass its chunk).
- * Returns 0, DW_ERR_INVAL or DW_ERR_STATE (called from a callback).
+ * Returns 0, DW_ERR_INVAL, DW_ERR_STATE (called from a callback) or
+ * DW_ERR_NOMEM: the search buffer could not grow (what this call reported
+ * may be incomplete; every later call returns it too).
  */
 DW_EXTERN int dw_mpa_check_data(dw_mpa_check *c, const uint8_t *data, size_t len,
                       const dw_reasm_chunk *chunk);

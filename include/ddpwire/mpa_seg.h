@@ -57,8 +57,11 @@ extern "C" {
  *   that covers an FPDU start named by a marker, or whose start a marker
  *   beyond its end names; an FPDU whose ULPDU_Length makes it overlap an
  *   FPDU already placed (checked as soon as that length is known, e.g.
- *   when a gap closes); a marker that arrives pointing at or across an
- *   FPDU already identified (placed or delivered) other than its start.
+ *   when a gap closes); a marker inside an FPDU whose CRC is valid that
+ *   points at or across an FPDU already identified (placed or delivered)
+ *   other than its start: the FPDU that holds the marker is the error,
+ *   once verified (MPA 9: code 3 only with a valid CRC; until then such
+ *   a marker locates nothing).
  *
  * Commitment (MPA 5.1): octets that are part of a placed FPDU, held in the
  * store or consumed in order are committed and never taken again:

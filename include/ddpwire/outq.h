@@ -26,6 +26,7 @@
 #define DDPWIRE_OUTQ_H
 
 #include <ddpwire/common.h>
+#include <ddpwire/mem.h>
 #include <sys/uio.h> /* struct iovec */
 
 #ifdef __cplusplus
@@ -39,6 +40,9 @@ typedef struct dw_outq_settings {
     size_t limit;
     /** Octets per storage chunk (default 16384, at least 1024). */
     size_t chunk_size;
+    /** The allocator of every allocation (NULL: the C library's);
+     * see <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
 } dw_outq_settings;
 
 /** The layout of dw_outq_settings this header describes (see <ddpwire/common.h>). */

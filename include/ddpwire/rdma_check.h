@@ -36,6 +36,7 @@
 #ifndef DDPWIRE_RDMA_CHECK_H
 #define DDPWIRE_RDMA_CHECK_H
 
+#include <ddpwire/mem.h>
 #include <ddpwire/mpa_startup.h>
 #include <ddpwire/rdmap.h>
 
@@ -133,10 +134,30 @@ typedef struct dw_rdma_pd_info {
 /** Reads the private data of a decoded start-up frame; 1 when either form is there. */
 DW_EXTERN int dw_rdma_pd_info_get(const dw_mpa_startup *fr, dw_rdma_pd_info *out);
 
-DW_EXTERN int dw_rdma_check_new_versioned(dw_rdma_check **pc, int callbacks_version,
+typedef struct dw_rdma_check_settings {
+    /** The allocator of every allocation (NULL: the C library's);
+     * see <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
+} dw_rdma_check_settings;
+
+/** The layout of dw_rdma_check_settings this header describes (see <ddpwire/common.h>). */
+#define DW_RDMA_CHECK_SETTINGS_VERSION 1
+
+/** Fills settings with the defaults (the C library's allocator). */
+DW_EXTERN int dw_rdma_check_settings_default_versioned(int settings_version,
+                                                       dw_rdma_check_settings *settings);
+#define dw_rdma_check_settings_default(settings) \
+    dw_rdma_check_settings_default_versioned(DW_RDMA_CHECK_SETTINGS_VERSION, (settings))
+
+/** Creates a checker; settings may be NULL for the defaults. Returns 0,
+ * DW_ERR_INVAL or DW_ERR_NOMEM. */
+DW_EXTERN int dw_rdma_check_new_versioned(dw_rdma_check **pc, int settings_version,
+                                          const dw_rdma_check_settings *settings,
+                                          int callbacks_version,
                                           const dw_rdma_check_callbacks *cb, void *user_data);
-#define dw_rdma_check_new(pc, cb, user_data) \
-    dw_rdma_check_new_versioned((pc), DW_RDMA_CHECK_CALLBACKS_VERSION, (cb), (user_data))
+#define dw_rdma_check_new(pc, settings, cb, user_data) \
+    dw_rdma_check_new_versioned((pc), DW_RDMA_CHECK_SETTINGS_VERSION, (settings), \
+        DW_RDMA_CHECK_CALLBACKS_VERSION, (cb), (user_data))
 DW_EXTERN void dw_rdma_check_del(dw_rdma_check *c);
 
 /** The start-up frame sent in direction dir (its IRD/ORD, if any). */

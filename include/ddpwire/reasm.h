@@ -41,6 +41,7 @@
 #define DDPWIRE_REASM_H
 
 #include <ddpwire/common.h>
+#include <ddpwire/mem.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -157,6 +158,9 @@ typedef struct dw_reasm_settings {
     /** Segments (and snap-length cuts) that can be held at once
      * (default 1024, at most 2^20). */
     size_t max_held;
+    /** The allocator of every allocation (NULL: the C library's);
+     * see <ddpwire/mem.h>. Must outlive the object. */
+    const dw_mem *mem;
 } dw_reasm_settings;
 
 /** The layout of dw_reasm_settings this header describes (see <ddpwire/common.h>). */
@@ -190,11 +194,13 @@ DW_EXTERN void dw_reasm_del(dw_reasm *r);
  * capture holds (the missing tail is a SNAPLEN gap once it is reached).
  * A SYN with a sequence number other than the stream's is reported and
  * the segment ignored. Zero-length segments without SYN, FIN or RST are
- * only counted. If the store cannot be allocated the segment is treated
- * as if the store were full.
+ * only counted. If the store or a table cannot be allocated (or grow)
+ * the segment is treated as if the store were full (a gap may be reported
+ * that the capture does not have) and this call and every later one
+ * return DW_ERR_NOMEM.
  * Calls the callbacks before it returns. Returns 0, DW_ERR_INVAL (NULL
- * payload with caplen > 0, caplen > payload_len, payload_len > 65535 * 16)
- * or DW_ERR_STATE (called from a callback).
+ * payload with caplen > 0, caplen > payload_len, payload_len > 65535 * 16),
+ * DW_ERR_NOMEM or DW_ERR_STATE (called from a callback).
  */
 DW_EXTERN int dw_reasm_feed(dw_reasm *r, uint64_t pkt, uint32_t seq, uint8_t flags,
                   const uint8_t *payload, size_t caplen, size_t payload_len);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "check/check_common.h"
 #include "crc32c/crc32c_impl.h"
 
@@ -152,14 +153,15 @@ void dw_cc_rec_done(dw_cc_rec *t)
 #define CC_BUF_FIRST 4096u
 #define CC_DESC_FIRST 64u
 
-int dw_cc_buf_alloc(dw_cc_buf *b, size_t cap, size_t dcap)
+int dw_cc_buf_alloc(dw_cc_buf *b, size_t cap, size_t dcap, const dw_mem *m)
 {
+    b->mem = m;
     b->cap = cap;
     b->dcap = dcap;
     b->alloc = cap < CC_BUF_FIRST ? cap : CC_BUF_FIRST;
     b->dalloc = dcap < CC_DESC_FIRST ? dcap : CC_DESC_FIRST;
-    b->buf = malloc(b->alloc);
-    b->desc = malloc(b->dalloc * sizeof *b->desc);
+    b->buf = dw_mem_malloc(m, b->alloc);
+    b->desc = dw_mem_malloc(m, b->dalloc * sizeof *b->desc);
     return b->buf && b->desc ? 0 : DW_ERR_NOMEM;
 }
 
@@ -176,9 +178,10 @@ void dw_cc_buf_grow(dw_cc_buf *b, size_t len)
     if (len <= b->alloc)
         return;
     size_t n = grown(b->alloc, len, b->cap);
-    uint8_t *p = realloc(b->buf, n);
+    uint8_t *p = dw_mem_realloc(b->mem, b->buf, n);
     if (!p) { /* no memory: the buffer is as big as it gets */
         b->cap = b->alloc;
+        b->nomem = 1;
         return;
     }
     b->buf = p;
@@ -191,8 +194,9 @@ static void desc_grow(dw_cc_buf *b)
     if (b->dcount < b->dalloc)
         return;
     size_t n = grown(b->dalloc, b->dcount + 1, b->dcap);
-    dw_cc_slice *p = n > b->dalloc ? realloc(b->desc, n * sizeof *p) : NULL;
+    dw_cc_slice *p = n > b->dalloc ? dw_mem_realloc(b->mem, b->desc, n * sizeof *p) : NULL;
     if (!p) {
+        b->nomem |= n > b->dalloc;
         b->dcap = b->dalloc;
         return;
     }
@@ -202,8 +206,8 @@ static void desc_grow(dw_cc_buf *b)
 
 void dw_cc_buf_free(dw_cc_buf *b)
 {
-    free(b->buf);
-    free(b->desc);
+    dw_mem_free(b->mem, b->buf);
+    dw_mem_free(b->mem, b->desc);
 }
 
 void dw_cc_buf_reset(dw_cc_buf *b, uint64_t off)
@@ -310,10 +314,11 @@ static size_t cp_count(size_t cap)
     return cap / DW_CC_CP + 2;
 }
 
-int dw_cc_crcs_alloc(dw_cc_crcs *k, size_t cap)
+int dw_cc_crcs_alloc(dw_cc_crcs *k, size_t cap, const dw_mem *m)
 {
+    k->mem = m;
     k->n = cp_count(cap < CC_BUF_FIRST ? cap : CC_BUF_FIRST); /* grows with the buffer */
-    k->cp = malloc(k->n * sizeof *k->cp); /* each written before it is read */
+    k->cp = dw_mem_malloc(m, k->n * sizeof *k->cp); /* each written before it is read */
     k->org = k->end = 0;
     k->run = 0;
     return k->cp ? 0 : DW_ERR_NOMEM;
@@ -325,8 +330,8 @@ int dw_cc_crcs_alloc(dw_cc_crcs *k, size_t cap)
 static void cp_grow(dw_cc_crcs *k, const dw_cc_buf *b)
 {
     size_t n = cp_count(b->alloc);
-    uint32_t *p = n > k->n ? realloc(k->cp, n * sizeof *p) : NULL;
-    if (!p)
+    uint32_t *p = n > k->n ? dw_mem_realloc(k->mem, k->cp, n * sizeof *p) : NULL;
+    if (!p) /* the same CRCs, computed octet by octet */
         return;
     k->cp = p;
     k->n = n;
@@ -335,7 +340,7 @@ static void cp_grow(dw_cc_crcs *k, const dw_cc_buf *b)
 
 void dw_cc_crcs_free(dw_cc_crcs *k)
 {
-    free(k->cp);
+    dw_mem_free(k->mem, k->cp);
 }
 
 static uint32_t cp_get(const dw_cc_crcs *k, uint64_t o)

@@ -9,6 +9,7 @@
 #ifndef DW_LIB_CHECK_COMMON_H
 #define DW_LIB_CHECK_COMMON_H
 
+#include <ddpwire/mem.h>
 #include <ddpwire/reasm.h>
 
 #include <stddef.h>
@@ -100,13 +101,16 @@ typedef struct dw_cc_buf {
     dw_cc_slice *desc;
     size_t dcap, dstart, dcount;
     size_t dalloc; /* pieces allocated so far (<= dcap) */
+    const dw_mem *mem;
+    int nomem; /* a growth failed: what follows is not checked as it should be */
 } dw_cc_buf;
 
 /* Up to cap octets and dcap pieces, allocated as they are needed (a
  * little at first); returns 0 or DW_ERR_NOMEM. */
-int dw_cc_buf_alloc(dw_cc_buf *b, size_t cap, size_t dcap);
+int dw_cc_buf_alloc(dw_cc_buf *b, size_t cap, size_t dcap, const dw_mem *m);
 /* Makes room for len octets in all (at most cap); when memory runs out,
- * cap becomes what is allocated, so the buffer is simply full sooner. */
+ * cap becomes what is allocated, so the buffer is full sooner, and nomem
+ * is set: the checker's calls return DW_ERR_NOMEM from then on. */
 void dw_cc_buf_grow(dw_cc_buf *b, size_t len);
 void dw_cc_buf_free(dw_cc_buf *b);
 /* Empties the buffer; the next octet put is at stream offset off. */
@@ -141,10 +145,11 @@ typedef struct dw_cc_crcs {
     size_t n;
     uint64_t org, end; /* P known for [org, end] */
     uint32_t run;      /* P(end) */
+    const dw_mem *mem;
 } dw_cc_crcs;
 
 /* For a buffer of cap octets; returns 0 or DW_ERR_NOMEM. */
-int dw_cc_crcs_alloc(dw_cc_crcs *k, size_t cap);
+int dw_cc_crcs_alloc(dw_cc_crcs *k, size_t cap, const dw_mem *m);
 void dw_cc_crcs_free(dw_cc_crcs *k);
 /* Takes in the n octets just appended to b; begins again at b's first
  * octet when b did not end where the last call left it (reset, skipped). */

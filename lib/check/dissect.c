@@ -9,11 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "check/dissect_int.h"
 #include "base/versioned.h"
 
 DW_VERSIONS_1(dissect_callbacks_v, dw_dissect_callbacks, on_segment);
-DW_VERSIONS_1(dissect_settings_v, dw_dissect_settings, placement_store);
+DW_VERSIONS_1(dissect_settings_v, dw_dissect_settings, mem);
 
 static const uint8_t key_req[] = "MPA ID Req Frame", key_rep[] = "MPA ID Rep Frame";
 
@@ -26,6 +27,14 @@ void dw_ds_count(ds_dir *d, int incomplete)
     } else {
         d->pub.protocol_errors++;
         D->st.protocol_errors++;
+    }
+}
+
+void dw_ds_nomem(ds_dir *d, int rc)
+{
+    if (rc == DW_ERR_NOMEM && !d->nomem) {
+        d->nomem = 1;
+        d->flow->D->st.nomem++;
     }
 }
 
@@ -46,7 +55,8 @@ static dw_rdma_check *rdma_of(ds_dir *d)
 {
     ds_flow *f = d->flow;
     dw_rdma_check_callbacks cb = {rdma_on_event};
-    if (!f->rdma && dw_rdma_check_new(&f->rdma, &cb, f))
+    dw_rdma_check_settings rs = {f->D->s.mem};
+    if (!f->rdma && dw_rdma_check_new(&f->rdma, &rs, &cb, f))
         f->D->st.nomem++;
     return f->rdma;
 }
@@ -177,6 +187,7 @@ static int mpa_create(ds_dir *d, dw_mpa_check_start start, uint64_t start_offset
         s.strict_search = 1;     /* ... and some carry runs of zeros */
     }
     s.head_len = 128; /* DDP/RDMAP headers, a Terminate's copies, a ULP's first octets */
+    s.mem = o->mem;
     dw_mpa_check_callbacks cb = {mpa_on_fpdu, mpa_on_marker, mpa_on_event};
     if (dw_mpa_check_new(&d->mpa, &s, &cb, d))
         return -1;
@@ -284,7 +295,7 @@ static void feed_framing(ds_dir *d, const uint8_t *p, size_t n, const dw_reasm_c
     end_race(d);
     int mpa = d->pub.framing == DW_DISSECT_FOUND_MPA;
     if (mpa && d->mpa)
-        dw_mpa_check_data(d->mpa, p, n, c);
+        dw_ds_nomem(d, dw_mpa_check_data(d->mpa, p, n, c));
     if (d->ift_race ? !(d->pub.framing == DW_DISSECT_FOUND_MPA && !d->searching)
                     : d->pub.framing == DW_DISSECT_FOUND_IFT)
         dw_ds_ift_data(d, p, n, c);
@@ -380,7 +391,7 @@ static void on_gap(dw_reasm *r, const dw_reasm_gap *g, void *u)
     if (raced)
         dw_ds_ift_gap(d, g); /* silent: shown by MPA's checker or below */
     if (d->pub.framing == DW_DISSECT_FOUND_MPA && d->mpa)
-        dw_mpa_check_gap(d->mpa, g);
+        dw_ds_nomem(d, dw_mpa_check_gap(d->mpa, g));
     else if (d->pub.framing == DW_DISSECT_FOUND_IFT && d->ift && !raced)
         dw_ds_ift_gap(d, g); /* the checker reports it */
     else
@@ -411,7 +422,7 @@ static void flow_free(ds_flow *f)
         dw_mpa_check_del(f->d[k].mpa);
         dw_ift_check_del(f->d[k].ift);
     }
-    free(f);
+    dw_mem_free(f->D->s.mem, f);
 }
 
 static void end_dir(ds_dir *d)
@@ -420,7 +431,7 @@ static void end_dir(ds_dir *d)
     if (d->pub.framing == DW_DISSECT_UNDECIDED)
         settle(d, 1);
     if (d->mpa && d->pub.framing == DW_DISSECT_FOUND_MPA)
-        dw_mpa_check_end(d->mpa);
+        dw_ds_nomem(d, dw_mpa_check_end(d->mpa));
     end_race(d);
     int raced = d->ift_race;
     if (raced)
@@ -449,7 +460,7 @@ static void on_flow_end(dw_flowtab *t, dw_flow *fl, void *u)
 
 static ds_flow *flow_new(dw_dissect *D, dw_flow *fl, const dw_pkt_tcp *t)
 {
-    ds_flow *f = calloc(1, sizeof *f);
+    ds_flow *f = dw_mem_calloc(D->s.mem, 1, sizeof *f);
     if (!f)
         return NULL;
     f->f = fl;
@@ -459,6 +470,7 @@ static ds_flow *flow_new(dw_dissect *D, dw_flow *fl, const dw_pkt_tcp *t)
     dw_reasm_settings rs;
     dw_reasm_settings_default(&rs);
     rs.store_bytes = D->s.store;
+    rs.mem = D->s.mem;
     dw_reasm_callbacks cb = {on_data, on_gap, on_event};
     for (int k = 0; k < 2; k++) {
         f->d[k].flow = f;
@@ -543,8 +555,8 @@ static void tcp_segment(dw_dissect *D, const dw_pkt_tcp *t)
         d->pub.fin = 1;
     if (t->flags & DW_PKT_RST)
         d->pub.rst = f->d[!k].pub.rst = 1;
-    dw_reasm_feed(d->reasm, D->pkt, t->seq, t->flags, t->payload, t->payload_caplen,
-                  t->payload_len);
+    dw_ds_nomem(d, dw_reasm_feed(d->reasm, D->pkt, t->seq, t->flags, t->payload,
+                                 t->payload_caplen, t->payload_len));
     if (d->pl_start_known)
         dw_ds_place_segment(d, t);
     const dw_dissect_dir *a = &f->d[0].pub, *b = &f->d[1].pub;
@@ -642,7 +654,7 @@ static int dissect_new_latest(dw_dissect **pD, const dw_dissect_settings *s,
     if ((unsigned)s->mode > DW_DISSECT_NONE || s->nports > DW_DISSECT_PORTS_MAX ||
         s->mpa_port > 65535 || s->markers > 1 || s->crc > 1)
         return DW_ERR_INVAL;
-    dw_dissect *D = calloc(1, sizeof *D);
+    dw_dissect *D = dw_mem_calloc(s->mem, 1, sizeof *D);
     if (!D)
         return DW_ERR_NOMEM;
     D->s = *s;
@@ -652,10 +664,11 @@ static int dissect_new_latest(dw_dissect **pD, const dw_dissect_settings *s,
     dw_flowtab_settings fs;
     dw_flowtab_settings_default(&fs);
     fs.max_flows = s->max_flows;
+    fs.mem = s->mem;
     dw_flowtab_callbacks fcb = {on_flow_end};
     int rc = dw_flowtab_new(&D->flows, &fs, &fcb, D);
     if (rc) {
-        free(D);
+        dw_mem_free(s->mem, D);
         return rc;
     }
     *pD = D;
@@ -692,7 +705,7 @@ void dw_dissect_del(dw_dissect *D)
     memset(&D->cb, 0, sizeof D->cb);
     dw_flowtab_finish(D->flows);
     dw_flowtab_del(D->flows);
-    free(D);
+    dw_mem_free(D->s.mem, D);
 }
 
 void dw_dissect_stats_get(const dw_dissect *D, dw_dissect_stats *st)

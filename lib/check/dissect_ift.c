@@ -127,6 +127,7 @@ int dw_ds_ift_create(ds_dir *d, int race)
         s.search_limit = 262144; /* as the MPA search: most flows are neither */
         s.max_header = 1024;     /* DDP/RDMAP headers are short; a small buffer */
     }
+    s.mem = d->flow->D->s.mem;
     d->ift_race = race;
     d->ift_race_lost = d->race_started = d->race_frames = 0;
     return dw_ift_check_new(&d->ift, &s, &cb, d);
@@ -135,19 +136,19 @@ int dw_ds_ift_create(ds_dir *d, int race)
 void dw_ds_ift_data(ds_dir *d, const uint8_t *p, size_t len, const dw_reasm_chunk *c)
 {
     if (d->ift)
-        dw_ift_check_data(d->ift, p, len, c);
+        dw_ds_nomem(d, dw_ift_check_data(d->ift, p, len, c));
 }
 
 void dw_ds_ift_gap(ds_dir *d, const dw_reasm_gap *g)
 {
     if (d->ift)
-        dw_ift_check_gap(d->ift, g);
+        dw_ds_nomem(d, dw_ift_check_gap(d->ift, g));
 }
 
 void dw_ds_ift_end(ds_dir *d)
 {
     if (d->ift)
-        dw_ift_check_end(d->ift);
+        dw_ds_nomem(d, dw_ift_check_end(d->ift));
 }
 
 void dw_ds_ift_race_end(ds_dir *d)

@@ -43,6 +43,7 @@ typedef struct ds_dir {
     dw_mpa_seg *seg;
     uint64_t pl_samples, pl_held_sum, pl_emss, pl_retrans;
     int pl_error;
+    int nomem;               /* a checker of this direction said DW_ERR_NOMEM */
 } ds_dir;
 
 typedef struct ds_flow {
@@ -65,6 +66,8 @@ struct dw_dissect {
 
 /* Counts a problem: incomplete (the capture's) or a protocol error. */
 void dw_ds_count(ds_dir *d, int incomplete);
+/* A checker's return: DW_ERR_NOMEM is counted (stats.nomem), once per direction. */
+void dw_ds_nomem(ds_dir *d, int rc);
 
 /* A ULPDU found in direction d (crc_ok: its CRC good or not in use): to
  * the DDP/RDMAP checker; msg set when it decodes there. Else a loss. */

@@ -47,6 +47,7 @@ static dw_mpa_seg *receiver(ds_dir *d)
     s.markers = ms.markers;
     s.crc = ms.crc;
     s.store_bytes = d->flow->D->s.placement_store;
+    s.mem = d->flow->D->s.mem;
     dw_mpa_seg_callbacks cb = {on_place, NULL, on_error};
     if (dw_mpa_seg_new(&d->seg, &s, &cb, d))
         d->flow->D->st.nomem++;

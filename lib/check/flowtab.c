@@ -6,12 +6,14 @@
  */
 #include <ddpwire/flowtab.h>
 
+#include "base/mem.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include "base/versioned.h"
 
 DW_VERSIONS_1(flowtab_callbacks_v, dw_flowtab_callbacks, on_end);
-DW_VERSIONS_1(flowtab_settings_v, dw_flowtab_settings, max_flows);
+DW_VERSIONS_1(flowtab_settings_v, dw_flowtab_settings, mem);
 
 typedef struct ft_entry {
     dw_flow pub;
@@ -56,7 +58,7 @@ static int flowtab_new_latest(dw_flowtab **pt, const dw_flowtab_settings *s,
     }
     if (!s->max_flows || s->max_flows > (1u << 24))
         return DW_ERR_INVAL;
-    dw_flowtab *t = calloc(1, sizeof *t);
+    dw_flowtab *t = dw_mem_calloc(s->mem, 1, sizeof *t);
     if (!t)
         return DW_ERR_NOMEM;
     t->s = *s;
@@ -66,8 +68,8 @@ static int flowtab_new_latest(dw_flowtab **pt, const dw_flowtab_settings *s,
     t->size = 64;
     while (t->size < 2 * s->max_flows)
         t->size <<= 1;
-    if (!(t->table = calloc(t->size, sizeof *t->table))) {
-        free(t);
+    if (!(t->table = dw_mem_calloc(s->mem, t->size, sizeof *t->table))) {
+        dw_mem_free(s->mem, t);
         return DW_ERR_NOMEM;
     }
     *pt = t;
@@ -96,10 +98,10 @@ void dw_flowtab_del(dw_flowtab *t)
         return;
     for (ft_entry *e = t->lru_head, *n; e; e = n) {
         n = e->lru_next;
-        free(e);
+        dw_mem_free(t->s.mem, e);
     }
-    free(t->table);
-    free(t);
+    dw_mem_free(t->s.mem, t->table);
+    dw_mem_free(t->s.mem, t);
 }
 
 /* FNV-1a over the endpoints in a fixed order, so both directions meet. */
@@ -180,7 +182,7 @@ void dw_flowtab_end(dw_flowtab *t, dw_flow *f)
         }
     lru_unlink(t, e);
     t->open--;
-    free(e);
+    dw_mem_free(t->s.mem, e);
 }
 
 int dw_flowtab_add(dw_flowtab *t, const dw_pkt_tcp *seg, dw_flow **pf, int *dir)
@@ -189,7 +191,7 @@ int dw_flowtab_add(dw_flowtab *t, const dw_pkt_tcp *seg, dw_flow **pf, int *dir)
         return DW_ERR_INVAL;
     if (t->open >= t->s.max_flows && t->lru_head)
         dw_flowtab_end(t, &t->lru_head->pub);
-    ft_entry *e = calloc(1, sizeof *e);
+    ft_entry *e = dw_mem_calloc(t->s.mem, 1, sizeof *e);
     if (!e)
         return DW_ERR_NOMEM;
     /* the client sent the SYN; without one, the first packet's sender */
@@ -222,7 +224,7 @@ void dw_flowtab_finish(dw_flowtab *t)
 {
     if (!t)
         return;
-    ft_entry **all = malloc((t->open ? t->open : 1) * sizeof *all);
+    ft_entry **all = dw_mem_malloc(t->s.mem, (t->open ? t->open : 1) * sizeof *all);
     if (all) {
         size_t n = 0;
         for (ft_entry *e = t->lru_head; e; e = e->lru_next)
@@ -230,10 +232,14 @@ void dw_flowtab_finish(dw_flowtab *t)
         qsort(all, n, sizeof *all, by_id);
         for (size_t i = 0; i < n; i++)
             dw_flowtab_end(t, &all[i]->pub);
-        free(all);
+        dw_mem_free(t->s.mem, all);
     }
-    while (t->lru_head) /* out of memory for the list: any order */
-        dw_flowtab_end(t, &t->lru_head->pub);
+    while (t->lru_head) { /* out of memory for the list: the same order, slower */
+        ft_entry *first = t->lru_head;
+        for (ft_entry *e = first->lru_next; e; e = e->lru_next)
+            first = e->pub.id < first->pub.id ? e : first;
+        dw_flowtab_end(t, &first->pub);
+    }
 }
 
 size_t dw_flowtab_open(const dw_flowtab *t)

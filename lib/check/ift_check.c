@@ -13,11 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "check/ift_check_int.h"
 #include "base/versioned.h"
 
 DW_VERSIONS_1(ift_check_callbacks_v, dw_ift_check_callbacks, on_event);
-DW_VERSIONS_1(ift_check_settings_v, dw_ift_check_settings, search_start);
+DW_VERSIONS_1(ift_check_settings_v, dw_ift_check_settings, mem);
 
 static void ift_check_settings_fill(dw_ift_check_settings *s)
 {
@@ -48,12 +49,14 @@ static int ift_check_new_latest(dw_ift_check **pc, const dw_ift_check_settings *
     }
     if (settings->max_header > DW_IFT_SIZE_MAX || settings->head_len > DW_IC_HEAD_MAX)
         return DW_ERR_INVAL;
-    dw_ift_check *c = calloc(1, sizeof *c);
+    dw_ift_check *c = dw_mem_calloc(settings->mem, 1, sizeof *c);
     if (!c)
         return DW_ERR_NOMEM;
+    c->set = *settings;
     size_t cap = DW_IFT_SIZES_LEN + settings->max_header + DW_IFT_CRC_LEN + DW_IC_WINDOW;
     size_t dcap = cap / 8 < DW_IC_DESC_CAP ? cap / 8 : DW_IC_DESC_CAP;
-    if (dw_cc_buf_alloc(&c->b, cap, dcap) || dw_cc_crcs_alloc(&c->crcs, cap)) {
+    if (dw_cc_buf_alloc(&c->b, cap, dcap, settings->mem) ||
+        dw_cc_crcs_alloc(&c->crcs, cap, settings->mem)) {
         dw_ift_check_del(c);
         return DW_ERR_NOMEM;
     }
@@ -92,7 +95,7 @@ void dw_ift_check_del(dw_ift_check *c)
         return;
     dw_cc_buf_free(&c->b);
     dw_cc_crcs_free(&c->crcs);
-    free(c);
+    dw_mem_free(c->set.mem, c);
 }
 
 void dw_ic_emit(dw_ift_check *c, dw_ift_check_event_kind kind, dw_ift_error code,
@@ -425,6 +428,8 @@ int dw_ift_check_data(dw_ift_check *c, const uint8_t *data, size_t len,
 {
     dw_cc_slice s;
     dw_reasm_gap hole;
+    if (c && c->b.nomem)
+        return DW_ERR_NOMEM;
     int r = dw_cc_data_begin(c ? &c->in : NULL, data, len, chunk, &s, &hole);
     if (r < 0)
         return r;
@@ -432,7 +437,7 @@ int dw_ift_check_data(dw_ift_check *c, const uint8_t *data, size_t len,
         dw_ift_check_gap(c, &hole);
     if (len)
         feed(c, data, len, s);
-    return 0;
+    return c->b.nomem ? DW_ERR_NOMEM : 0;
 }
 
 /* The record of a frame whose sizes, header or header CRC are cut short
@@ -479,6 +484,8 @@ static void gap_apply(dw_ift_check *c, uint64_t len, uint64_t pkt)
 int dw_ift_check_gap(dw_ift_check *c, const dw_reasm_gap *g)
 {
     uint64_t len = 0;
+    if (c && c->b.nomem)
+        return DW_ERR_NOMEM;
     int r = dw_cc_gap_begin(c ? &c->in : NULL, g, &len, c ? c->detail : NULL,
                             sizeof c->detail);
     if (r <= 0)
@@ -514,6 +521,8 @@ int dw_ift_check_end(dw_ift_check *c)
         return DW_ERR_INVAL;
     if (c->in.in_cb)
         return DW_ERR_STATE;
+    if (c->b.nomem)
+        return DW_ERR_NOMEM;
     if (c->in.ended)
         return 0;
     if (c->state == DW_IC_HEAD || c->state == DW_IC_SEARCH)

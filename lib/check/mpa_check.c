@@ -14,12 +14,13 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "base/mem.h"
 #include "check/mpa_check_int.h"
 #include "mpa/mpa_internal.h"
 #include "base/versioned.h"
 
 DW_VERSIONS_1(mpa_check_callbacks_v, dw_mpa_check_callbacks, on_event);
-DW_VERSIONS_1(mpa_check_settings_v, dw_mpa_check_settings, strict_search);
+DW_VERSIONS_1(mpa_check_settings_v, dw_mpa_check_settings, mem);
 
 static void mpa_check_settings_fill(dw_mpa_check_settings *s)
 {
@@ -70,15 +71,15 @@ static int mpa_check_new_latest(dw_mpa_check **pc, const dw_mpa_check_settings *
     }
     if (!settings_ok(settings))
         return DW_ERR_INVAL;
-    dw_mpa_check *c = calloc(1, sizeof *c);
+    dw_mpa_check *c = dw_mem_calloc(settings->mem, 1, sizeof *c);
     if (!c)
         return DW_ERR_NOMEM;
-    if (dw_cc_crcs_alloc(&c->crcs, DW_CK_BUF_CAP) ||
-        dw_cc_buf_alloc(&c->b, DW_CK_BUF_CAP, DW_CK_DESC_CAP)) {
+    c->set = *settings;
+    if (dw_cc_crcs_alloc(&c->crcs, DW_CK_BUF_CAP, settings->mem) ||
+        dw_cc_buf_alloc(&c->b, DW_CK_BUF_CAP, DW_CK_DESC_CAP, settings->mem)) {
         dw_mpa_check_del(c);
         return DW_ERR_NOMEM;
     }
-    c->set = *settings;
     if (callbacks)
         c->cb = *callbacks;
     c->user = user_data;
@@ -113,7 +114,7 @@ void dw_mpa_check_del(dw_mpa_check *c)
         return;
     dw_cc_buf_free(&c->b);
     dw_cc_crcs_free(&c->crcs);
-    free(c);
+    dw_mem_free(c->set.mem, c);
 }
 
 /* The packet of stream offset off: from the search buffer's tags when it
@@ -288,8 +289,21 @@ static void search_again(dw_mpa_check *c)
  * non-zero when that FPDU begins with this very marker. */
 static int lose_at_marker(dw_mpa_check *c, const dw_mpa_check_marker *m)
 {
+    if (c->shadow) { /* inside an FPDU taken on a length above 64768 */
+        /* MPA 9 code 3: marker and ULPDU_Length disagree (a receiver says
+         * so, or 2 or 1, at this FPDU: it is never delivered) */
+        c->st.marker_errors++;
+        snprintf(c->detail, sizeof c->detail,
+                 "FPDUPTR %u of the marker at offset %llu disagrees with ULPDU_Length %u "
+                 "of the FPDU at offset %llu",
+                 m->fpduptr, (unsigned long long)m->offset, c->f.ulen,
+                 (unsigned long long)c->rec.offset);
+        dw_ck_emit(c, DW_MPA_CHECK_EV_MARKER, DW_MPA_ERR_MARKER, m->offset, m->seq, m->pkt,
+                   4, NULL);
+    }
     snprintf(c->detail, sizeof c->detail,
-             "FPDUPTR %u of the marker at offset %llu disagrees after a bad CRC",
+             c->shadow ? "FPDUPTR %u of the marker at offset %llu disagrees with a length above 64768"
+                       : "FPDUPTR %u of the marker at offset %llu disagrees after a bad CRC",
              m->fpduptr, (unsigned long long)m->offset);
     dw_ck_emit(c, DW_MPA_CHECK_EV_SYNC_LOST, DW_MPA_ERR_NONE, m->offset,
                m->seq, m->pkt, 0, NULL);
@@ -325,8 +339,11 @@ static void on_marker(dw_mpa_check *c)
     m.fpduptr = dw_get_be16(f->mark + 2);
     m.ok = dw_ck_marker_ok(f, m.pos, m.fpduptr, &m.expected);
     if (!m.ok && c->suspect) {
-        if (!lose_at_marker(c, &m))
+        int counted = c->shadow != 0; /* an MPA error (marker_errors): seen */
+        if (!lose_at_marker(c, &m)) {
+            c->st.markers_seen += counted;
             return;
+        }
         m.ok = dw_ck_marker_ok(f, m.pos, m.fpduptr, &m.expected);
     }
     c->st.markers_seen++;
@@ -635,6 +652,8 @@ int dw_mpa_check_data(dw_mpa_check *c, const uint8_t *data, size_t len,
 {
     dw_cc_slice s;
     dw_reasm_gap hole;
+    if (c && c->b.nomem)
+        return DW_ERR_NOMEM;
     int r = dw_cc_data_begin(c ? &c->in : NULL, data, len, chunk, &s, &hole);
     if (r < 0)
         return r;
@@ -643,12 +662,16 @@ int dw_mpa_check_data(dw_mpa_check *c, const uint8_t *data, size_t len,
     s.tagged = 0; /* see DW_CK_DESC_CAP */
     if (len)
         feed(c, data, len, s);
+    if (c->b.nomem)
+        return DW_ERR_NOMEM;
     return 0;
 }
 
 int dw_mpa_check_gap(dw_mpa_check *c, const dw_reasm_gap *g)
 {
     uint64_t len = 0;
+    if (c && c->b.nomem)
+        return DW_ERR_NOMEM;
     int r = dw_cc_gap_begin(c ? &c->in : NULL, g, &len, c ? c->detail : NULL,
                             sizeof c->detail);
     if (r <= 0)
@@ -658,7 +681,7 @@ int dw_mpa_check_gap(dw_mpa_check *c, const dw_reasm_gap *g)
     dw_ck_emit(c, DW_MPA_CHECK_EV_GAP, DW_MPA_ERR_NONE, c->in.off, g->seq,
                g->pkt, len, NULL);
     gap(c, len);
-    return 0;
+    return c->b.nomem ? DW_ERR_NOMEM : 0;
 }
 
 static void truncated(dw_mpa_check *c)
@@ -684,6 +707,8 @@ int dw_mpa_check_end(dw_mpa_check *c)
         return DW_ERR_INVAL;
     if (c->in.in_cb)
         return DW_ERR_STATE;
+    if (c->b.nomem)
+        return DW_ERR_NOMEM;
     if (c->in.ended)
         return 0;
     if (c->state != DW_CK_BEFORE && c->state != DW_CK_SYNC &&

@@ -13,9 +13,11 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "base/mem.h"
 #include "base/versioned.h"
 
 DW_VERSIONS_1(rdma_check_callbacks_v, dw_rdma_check_callbacks, on_event);
+DW_VERSIONS_1(rdma_check_settings_v, dw_rdma_check_settings, mem);
 
 /* Read Requests tracked per direction (more outstanding is a violation
  * of any IRD a real device announces). */
@@ -49,15 +51,31 @@ struct dw_rdma_check {
     dw_rdma_check_where at; /* the ULPDU being checked */
     int dir;
     char detail[224];
+    const dw_mem *mem;
 };
 
-static int rdma_check_new_latest(dw_rdma_check **pc, const dw_rdma_check_callbacks *cb, void *user_data)
+static void rdma_check_settings_fill(dw_rdma_check_settings *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+int dw_rdma_check_settings_default_versioned(int settings_version, dw_rdma_check_settings *s)
+{
+    dw_rdma_check_settings cur;
+    rdma_check_settings_fill(&cur);
+    return DW_VERSIONED_OUT(s, cur, settings_version, rdma_check_settings_v);
+}
+
+static int rdma_check_new_latest(dw_rdma_check **pc, const dw_rdma_check_settings *settings,
+                                 const dw_rdma_check_callbacks *cb, void *user_data)
 {
     if (!pc)
         return DW_ERR_INVAL;
-    dw_rdma_check *c = calloc(1, sizeof *c);
+    const dw_mem *m = settings ? settings->mem : NULL;
+    dw_rdma_check *c = dw_mem_calloc(m, 1, sizeof *c);
     if (!(*pc = c))
         return DW_ERR_NOMEM;
+    c->mem = m;
     if (cb)
         c->cb = *cb;
     c->ud = user_data;
@@ -66,20 +84,26 @@ static int rdma_check_new_latest(dw_rdma_check **pc, const dw_rdma_check_callbac
     return 0;
 }
 
-int dw_rdma_check_new_versioned(dw_rdma_check **pc, int callbacks_version,
+int dw_rdma_check_new_versioned(dw_rdma_check **pc, int settings_version,
+                                const dw_rdma_check_settings *settings, int callbacks_version,
                                 const dw_rdma_check_callbacks *cb, void *user_data)
 {
+    dw_rdma_check_settings settings_cur;
+    if (settings_version != DW_RDMA_CHECK_SETTINGS_VERSION)
+        dw_rdma_check_settings_default(&settings_cur);
     dw_rdma_check_callbacks cb_cur = {0};
     int err = 0;
+    DW_VERSIONED_IN(settings, settings_cur, settings_version, rdma_check_settings_v, err);
     DW_VERSIONED_IN(cb, cb_cur, callbacks_version, rdma_check_callbacks_v, err);
     if (err)
         return err;
-    return rdma_check_new_latest(pc, cb, user_data);
+    return rdma_check_new_latest(pc, settings, cb, user_data);
 }
 
 void dw_rdma_check_del(dw_rdma_check *c)
 {
-    free(c);
+    if (c)
+        dw_mem_free(c->mem, c);
 }
 
 static void emit(dw_rdma_check *c, dw_rdma_check_event_kind k, int error)

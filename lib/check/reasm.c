@@ -18,7 +18,9 @@
 #include "base/versioned.h"
 
 DW_VERSIONS_1(reasm_callbacks_v, dw_reasm_callbacks, on_event);
-DW_VERSIONS_1(reasm_settings_v, dw_reasm_settings, max_held);
+DW_VERSIONS_1(reasm_settings_v, dw_reasm_settings, mem);
+
+#include "base/mem.h"
 
 #define RA_STORE_MAX ((size_t)1 << 30)
 #define RA_HELD_MAX ((size_t)1 << 20)
@@ -56,6 +58,7 @@ struct dw_reasm {
     dw_reasm_callbacks cb;
     void *user;
     uint8_t *store; /* the ring, allocated when first needed */
+    int nomem;      /* an allocation failed: held as if full (feed says so) */
     ra_ent *ent;    /* held: sorted, disjoint, all after next */
     ra_ent *piece;  /* the pieces of the segment being fed */
     size_t n, np, piece_cap;
@@ -266,15 +269,17 @@ static void analyze(const dw_reasm *r, const ra_seg *s, size_t i0, size_t i1,
 
 /* The tables start small (most directions never hold a segment) and
  * double up to their caps: 1 when *a now has room for want entries. */
-static int grow(void **a, size_t *have, size_t want, size_t cap)
+static int grow(dw_reasm *r, void **a, size_t *have, size_t want, size_t cap)
 {
     size_t n = *have ? *have : 16;
     while (n < want)
         n *= 2;
     n = n < cap ? n : cap;
-    void *p = want <= n ? realloc(*a, n * sizeof(ra_ent)) : NULL;
-    if (!p)
+    void *p = want <= n ? dw_mem_realloc(r->set.mem, *a, n * sizeof(ra_ent)) : NULL;
+    if (!p) {
+        r->nomem |= want <= n;
         return 0;
+    }
     *a = p;
     *have = n;
     return 1;
@@ -289,7 +294,7 @@ static void put(dw_reasm *r, const ra_ent *e)
             return;
         }
     }
-    if (r->np == r->piece_alloc && !grow((void **)&r->piece, &r->piece_alloc,
+    if (r->np == r->piece_alloc && !grow(r, (void **)&r->piece, &r->piece_alloc,
                                           r->np + 1, r->piece_cap))
         r->overflow = 1;
     else
@@ -362,13 +367,15 @@ static int fits(dw_reasm *r, const ra_seg *s, size_t i0, size_t i1)
     size_t n = r->n - (i1 - i0) + r->np;
     if (r->overflow || n > r->set.max_held || s->hi - r->next > r->set.store_bytes)
         return 0;
-    if (n > r->ent_alloc && !grow((void **)&r->ent, &r->ent_alloc, n, r->set.max_held + 1))
+    if (n > r->ent_alloc && !grow(r, (void **)&r->ent, &r->ent_alloc, n, r->set.max_held + 1))
         return 0; /* no memory: as if the table were full */
     int need = 0;
     for (size_t i = 0; i < r->np; i++)
         need |= r->piece[i].fresh && !r->piece[i].snap;
-    if (need && !r->store)
-        r->store = malloc(r->set.store_bytes);
+    if (need && !r->store) {
+        r->store = dw_mem_malloc(r->set.mem, r->set.store_bytes);
+        r->nomem |= !r->store;
+    }
     return !need || r->store; /* no memory: as if the store were full */
 }
 
@@ -521,6 +528,7 @@ static void reasm_settings_fill(dw_reasm_settings *settings)
 {
     if (!settings)
         return;
+    settings->mem = NULL;
     settings->store_bytes = 262144;
     settings->max_held = 1024;
 }
@@ -542,14 +550,14 @@ static int reasm_new_latest(dw_reasm **pr, const dw_reasm_settings *settings,
         st->max_held > RA_HELD_MAX)
         return DW_ERR_INVAL;
     *pr = NULL;
-    dw_reasm *r = calloc(1, sizeof *r);
+    dw_reasm *r = dw_mem_calloc(st->mem, 1, sizeof *r);
     if (!r)
         return DW_ERR_NOMEM;
     r->set = *st;
     r->cb = *callbacks;
     r->user = user_data;
     r->piece_cap = 3 * st->max_held + 4;
-    if (!grow((void **)&r->piece, &r->piece_alloc, 1, r->piece_cap)) {
+    if (!grow(r, (void **)&r->piece, &r->piece_alloc, 1, r->piece_cap)) {
         dw_reasm_del(r);
         return DW_ERR_NOMEM;
     }
@@ -577,10 +585,10 @@ void dw_reasm_del(dw_reasm *r)
 {
     if (!r)
         return;
-    free(r->store);
-    free(r->ent);
-    free(r->piece);
-    free(r);
+    dw_mem_free(r->set.mem, r->store);
+    dw_mem_free(r->set.mem, r->ent);
+    dw_mem_free(r->set.mem, r->piece);
+    dw_mem_free(r->set.mem, r);
 }
 
 int dw_reasm_feed(dw_reasm *r, uint64_t pkt, uint32_t seq, uint8_t flags,
@@ -598,7 +606,7 @@ int dw_reasm_feed(dw_reasm *r, uint64_t pkt, uint32_t seq, uint8_t flags,
     r->busy = 1;
     segment(r, pkt, seq, flags, payload_, caplen, payload_len);
     r->busy = 0;
-    return 0;
+    return r->nomem ? DW_ERR_NOMEM : 0;
 }
 
 int dw_reasm_flush(dw_reasm *r)

@@ -134,8 +134,8 @@ static const dw_crc32c_ops *active;
 
 static __attribute__((noinline)) const dw_crc32c_ops *resolve_slow(void)
 {
-    static const dw_crc32c_impl pref[] = {DW_CRC32C_AVX512, DW_CRC32C_PCLMUL,
-                                          DW_CRC32C_SSE42};
+    static const dw_crc32c_impl pref[] = {DW_CRC32C_AVX512, DW_CRC32C_AVX2,
+                                          DW_CRC32C_PCLMUL, DW_CRC32C_SSE42};
     const dw_crc32c_ops *o = &ops_portable;
     for (size_t i = 0; i < sizeof pref / sizeof pref[0]; i++) {
         const dw_crc32c_ops *f = dw_crc32c_fast_ops(pref[i]);
@@ -194,6 +194,13 @@ dw_crc32c_impl dw_crc32c_impl_get(void)
 const char *dw_crc32c_impl_name(dw_crc32c_impl impl)
 {
     static const char *const names[DW_CRC32C_IMPL_COUNT] = {
-        "auto", "portable", "sse42", "pclmul", "avx512"};
+        "auto", "portable", "sse42", "pclmul", "avx512", "avx2"};
     return (unsigned)impl < DW_CRC32C_IMPL_COUNT ? names[impl] : "unknown";
+}
+
+const char *dw_crc32c_tuning_name(dw_crc32c_tuning t)
+{
+    static const char *const names[DW_CRC32C_TUNE_COUNT] = {
+        "auto", "generic", "zen3", "zen4", "zen5"};
+    return (unsigned)t < DW_CRC32C_TUNE_COUNT ? names[t] : "unknown";
 }

@@ -2,14 +2,16 @@
 /* MPA or IFT behind one sender/receiver interface (framing.h). */
 #include <ddpwire/framing.h>
 
+#include "base/mem.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/versioned.h"
 
 DW_VERSIONS_1(fr_rx_callbacks_v, dw_fr_rx_callbacks, get_buffer);
-DW_VERSIONS_1(fr_rx_settings_v, dw_fr_rx_settings, buf_size);
-DW_VERSIONS_1(fr_tx_settings_v, dw_fr_tx_settings, ift);
+DW_VERSIONS_1(fr_rx_settings_v, dw_fr_rx_settings, mem);
+DW_VERSIONS_1(fr_tx_settings_v, dw_fr_tx_settings, mem);
 
 const char *dw_framing_name(dw_framing f)
 {
@@ -31,6 +33,7 @@ int dw_framing_parse(const char *name, dw_framing *f)
 
 struct dw_fr_tx {
     dw_framing framing;
+    const dw_mem *mem;
     dw_mpa_tx *mpa;
     dw_ift_tx *ift;
 };
@@ -56,14 +59,19 @@ static int fr_tx_new_latest(dw_fr_tx **ptx, const dw_fr_tx_settings *s)
     if (!ptx || !s || (unsigned)s->framing > DW_FRAMING_IFT)
         return DW_ERR_INVAL;
     *ptx = NULL;
-    dw_fr_tx *tx = calloc(1, sizeof *tx);
+    dw_fr_tx *tx = dw_mem_calloc(s->mem, 1, sizeof *tx);
     if (!tx)
         return DW_ERR_NOMEM;
     tx->framing = s->framing;
-    int rc = s->framing == DW_FRAMING_MPA ? dw_mpa_tx_new(&tx->mpa, &s->mpa)
-                                          : dw_ift_tx_new(&tx->ift, &s->ift);
+    tx->mem = s->mem;
+    dw_mpa_tx_settings ms = s->mpa;
+    dw_ift_tx_settings is = s->ift;
+    ms.mem = ms.mem ? ms.mem : s->mem;
+    is.mem = is.mem ? is.mem : s->mem;
+    int rc = s->framing == DW_FRAMING_MPA ? dw_mpa_tx_new(&tx->mpa, &ms)
+                                          : dw_ift_tx_new(&tx->ift, &is);
     if (rc) {
-        free(tx);
+        dw_mem_free(s->mem, tx);
         return rc;
     }
     *ptx = tx;
@@ -88,7 +96,7 @@ void dw_fr_tx_del(dw_fr_tx *tx)
         return;
     dw_mpa_tx_del(tx->mpa);
     dw_ift_tx_del(tx->ift);
-    free(tx);
+    dw_mem_free(tx->mem, tx);
 }
 
 dw_framing dw_fr_tx_framing(const dw_fr_tx *tx)
@@ -173,6 +181,7 @@ ssize_t dw_fr_tx_frame_into(dw_fr_tx *tx, const void *hdr, size_t hlen,
 
 struct dw_fr_rx {
     dw_framing framing;
+    const dw_mem *mem;
     dw_fr_rx_callbacks cb;
     void *ud;
     dw_mpa_rx *mpa;
@@ -292,12 +301,14 @@ static void ift_error(dw_ift_rx *rx, const dw_ift_rx_error *e, void *u)
 static int make_ift(dw_fr_rx *fr, const dw_ift_rx_settings *s, size_t buf_size)
 {
     fr->own_size = buf_size < s->max_payload ? buf_size : s->max_payload;
-    fr->hdr = malloc(s->max_header ? s->max_header : 1);
-    fr->own = fr->own_size ? malloc(fr->own_size) : NULL;
+    fr->hdr = dw_mem_malloc(fr->mem, s->max_header ? s->max_header : 1);
+    fr->own = fr->own_size ? dw_mem_malloc(fr->mem, fr->own_size) : NULL;
     if (!fr->hdr || (fr->own_size && !fr->own))
         return DW_ERR_NOMEM;
     dw_ift_rx_callbacks c = {ift_header, NULL, ift_payload, ift_end, ift_error};
-    return dw_ift_rx_new(&fr->ift, s, &c, fr);
+    dw_ift_rx_settings is = *s;
+    is.mem = is.mem ? is.mem : fr->mem;
+    return dw_ift_rx_new(&fr->ift, &is, &c, fr);
 }
 
 static int fr_rx_new_latest(dw_fr_rx **prx, const dw_fr_rx_settings *s,
@@ -306,15 +317,17 @@ static int fr_rx_new_latest(dw_fr_rx **prx, const dw_fr_rx_settings *s,
     if (!prx || !s || !cb || !cb->on_pdu || (unsigned)s->framing > DW_FRAMING_IFT)
         return DW_ERR_INVAL;
     *prx = NULL;
-    dw_fr_rx *fr = calloc(1, sizeof *fr);
+    dw_fr_rx *fr = dw_mem_calloc(s->mem, 1, sizeof *fr);
     if (!fr)
         return DW_ERR_NOMEM;
     fr->framing = s->framing;
+    fr->mem = s->mem;
     fr->cb = *cb;
     fr->ud = user_data;
     dw_mpa_rx_callbacks mc = {mpa_ulpdu, mpa_error, mpa_buffer};
     dw_mpa_rx_settings ms = s->mpa;
     ms.buf_size = s->buf_size;
+    ms.mem = ms.mem ? ms.mem : s->mem;
     int rc = s->framing == DW_FRAMING_MPA ? dw_mpa_rx_new(&fr->mpa, &ms, &mc, fr)
                                           : make_ift(fr, &s->ift, s->buf_size);
     if (rc) {
@@ -347,9 +360,9 @@ void dw_fr_rx_del(dw_fr_rx *fr)
         return;
     dw_mpa_rx_del(fr->mpa);
     dw_ift_rx_del(fr->ift);
-    free(fr->hdr);
-    free(fr->own);
-    free(fr);
+    dw_mem_free(fr->mem, fr->hdr);
+    dw_mem_free(fr->mem, fr->own);
+    dw_mem_free(fr->mem, fr);
 }
 
 ssize_t dw_fr_rx_feed(dw_fr_rx *fr, const void *in, size_t len)

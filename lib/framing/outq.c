@@ -2,11 +2,13 @@
 /* The output queue (outq.h): frames copied into a list of chunks. */
 #include <ddpwire/outq.h>
 
+#include "base/mem.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include "base/versioned.h"
 
-DW_VERSIONS_1(outq_settings_v, dw_outq_settings, chunk_size);
+DW_VERSIONS_1(outq_settings_v, dw_outq_settings, mem);
 
 /*
  * The chunks hold one octet stream: each frame is a 4-octet length (host
@@ -32,6 +34,7 @@ struct dw_outq {
 
 static void outq_settings_fill(dw_outq_settings *s)
 {
+    memset(s, 0, sizeof *s);
     s->limit = 262144;
     s->chunk_size = 16384;
 }
@@ -56,7 +59,7 @@ static int outq_new_latest(dw_outq **pq, const dw_outq_settings *settings)
     if (!settings->limit || settings->chunk_size < 1024 ||
         settings->chunk_size > OQ_FRAME_MAX)
         return DW_ERR_INVAL;
-    dw_outq *q = calloc(1, sizeof *q);
+    dw_outq *q = dw_mem_calloc(settings->mem, 1, sizeof *q);
     if (!q)
         return DW_ERR_NOMEM;
     q->set = *settings;
@@ -76,11 +79,11 @@ int dw_outq_new_versioned(dw_outq **pq, int settings_version, const dw_outq_sett
     return outq_new_latest(pq, settings);
 }
 
-static void free_chunks(oq_chunk *c)
+static void free_chunks(const dw_mem *m, oq_chunk *c)
 {
     while (c) {
         oq_chunk *n = c->next;
-        free(c);
+        dw_mem_free(m, c);
         c = n;
     }
 }
@@ -89,8 +92,8 @@ void dw_outq_del(dw_outq *q)
 {
     if (!q)
         return;
-    free_chunks(q->hc);
-    free(q);
+    free_chunks(q->set.mem, q->hc);
+    dw_mem_free(q->set.mem, q);
 }
 
 int dw_outq_fits(const dw_outq *q, size_t len)
@@ -115,9 +118,9 @@ static int reserve(dw_outq *q, size_t n, oq_chunk **fresh)
     size_t cs = q->set.chunk_size, room = q->tc ? cs - q->to : 0;
     oq_chunk *first = NULL, **link = &first;
     while (room < n) {
-        oq_chunk *c = malloc(sizeof *c + cs);
+        oq_chunk *c = dw_mem_malloc(q->set.mem, sizeof *c + cs);
         if (!c) {
-            free_chunks(first);
+            free_chunks(q->set.mem, first);
             return DW_ERR_NOMEM;
         }
         c->next = NULL;
@@ -178,7 +181,7 @@ static void drop(dw_outq *q, size_t n)
     while (n) {
         if (q->ho == q->set.chunk_size) {
             oq_chunk *next = q->hc->next;
-            free(q->hc);
+            dw_mem_free(q->set.mem, q->hc);
             q->hc = next, q->ho = 0;
         }
         size_t k = q->set.chunk_size - q->ho;
@@ -283,7 +286,7 @@ int dw_outq_consume(dw_outq *q, size_t n)
         }
     }
     if (!q->frames) { /* empty: hold nothing */
-        free_chunks(q->hc);
+        free_chunks(q->set.mem, q->hc);
         q->hc = q->tc = NULL;
         q->ho = q->to = 0;
     }

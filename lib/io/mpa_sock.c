@@ -147,7 +147,7 @@ static dw_sock *sock_new(int fd, const dw_sock_settings *o)
     s->o = *o;
     sizes(&s->o);
     s->info.framing = o->framing;
-    dw_outq_settings qs = {s->o.out_limit, s->o.out_chunk};
+    dw_outq_settings qs = {s->o.out_limit, s->o.out_chunk, NULL};
     if (!(s->rbuf = malloc(s->o.rbuf_size)) ||
         (o->nonblocking && dw_outq_new(&s->q, &qs))) {
         free(s->rbuf);

@@ -6,11 +6,12 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "base/mem.h"
 #include "ipoib/ipoib_internal.h"
 #include "base/versioned.h"
 
 DW_VERSIONS_1(ipoib_node_callbacks_v, dw_ipoib_node_callbacks, on_event);
-DW_VERSIONS_1(ipoib_node_settings_v, dw_ipoib_node_settings, pend_max);
+DW_VERSIONS_1(ipoib_node_settings_v, dw_ipoib_node_settings, mem);
 
 static void ipoib_node_settings_fill(dw_ipoib_node_settings *s)
 {
@@ -64,7 +65,7 @@ static int ipoib_node_new_latest(dw_ipoib_node **pn, const dw_ipoib_node_setting
     if (!pn || !s || !cb || !cb->send_ud || !cb->send_cm || !cb->send_conn || !cb->deliver ||
         !settings_ok(s))
         return DW_ERR_INVAL;
-    dw_ipoib_node *n = calloc(1, sizeof *n);
+    dw_ipoib_node *n = dw_mem_calloc(s->mem, 1, sizeof *n);
     if (!n)
         return DW_ERR_NOMEM;
     n->s = *s;
@@ -72,10 +73,11 @@ static int ipoib_node_new_latest(dw_ipoib_node **pn, const dw_ipoib_node_setting
         n->s.advertise = s->caps;
     n->cb = *cb;
     n->ud = user_data;
-    n->peers = calloc(s->max_peers, sizeof *n->peers);
-    n->conns = calloc(s->max_conns ? s->max_conns : 1, sizeof *n->conns);
-    n->pend = calloc(s->pend_max ? s->pend_max : 1, sizeof *n->pend);
-    n->pend_data = malloc((s->pend_max ? s->pend_max : 1) * (size_t)s->ud_mtu);
+    const dw_mem *m = s->mem;
+    n->peers = dw_mem_calloc(m, s->max_peers, sizeof *n->peers);
+    n->conns = dw_mem_calloc(m, s->max_conns ? s->max_conns : 1, sizeof *n->conns);
+    n->pend = dw_mem_calloc(m, s->pend_max ? s->pend_max : 1, sizeof *n->pend);
+    n->pend_data = dw_mem_calloc(m, s->pend_max ? s->pend_max : 1, s->ud_mtu);
     if (!n->peers || !n->conns || !n->pend || !n->pend_data) {
         dw_ipoib_node_del(n);
         return DW_ERR_NOMEM;
@@ -106,11 +108,12 @@ void dw_ipoib_node_del(dw_ipoib_node *n)
 {
     if (!n)
         return;
-    free(n->peers);
-    free(n->conns);
-    free(n->pend);
-    free(n->pend_data);
-    free(n);
+    const dw_mem *m = n->s.mem;
+    dw_mem_free(m, n->peers);
+    dw_mem_free(m, n->conns);
+    dw_mem_free(m, n->pend);
+    dw_mem_free(m, n->pend_data);
+    dw_mem_free(m, n);
 }
 
 const dw_ipoib_node_settings *dw_ipoib_node_settings_get(const dw_ipoib_node *n)

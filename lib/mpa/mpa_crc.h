@@ -82,8 +82,21 @@ uint32_t dw_mpa_crc_small(const dw_mpa_img *im);
  * dw_crc32c() (lib/mpa_crc_small_x86.c). */
 uint32_t dw_mpa_crc_plain(const dw_mpa_img *im);
 
-/* The kernels for the CRC32c implementation in use now, or NULL when it
- * has none (callers then chain dw_crc32c()). */
+/* Without a vector kernel (lib/mpa/mpa_crc_chunk.c, any CPU): the same
+ * three operations, one dw_crc32c() call per chunk of the image. */
+uint32_t dw_mpa_chunk_tx(const dw_mpa_img *im, uint8_t *out);
+/* Image octets [r, end) (r, end on dwords): the CRC continued from crc
+ * (finished), the octets written at out + r unless out is NULL. */
+uint32_t dw_mpa_chunk_tx_range(const dw_mpa_img *im, uint8_t *out, uint32_t r,
+                               uint32_t end, uint32_t crc);
+uint32_t dw_mpa_chunk_rx(const dw_mpa_img *im, const uint8_t *wire,
+                         uint8_t *dst);
+uint32_t dw_mpa_chunk_rx_run(const uint8_t *in, uint8_t *dst, size_t j,
+                             uint32_t reg);
+
+/* The kernels for the CRC32c implementation in use now: the AVX-512 ones,
+ * the chunked ones for the other x86 paths, or NULL for the portable
+ * reference (callers then chain dw_crc32c() over the pieces). */
 const dw_mpa_crc_ops *dw_mpa_crc_fast(void);
 
 #endif

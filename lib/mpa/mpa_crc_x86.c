@@ -12,7 +12,9 @@
  * are never touched, so nothing outside the buffers is read or written.
  */
 #include <ddpwire/crc32c.h>
+#include <string.h>
 
+#include "crc32c/crc32c_impl.h"
 #include "crc32c/crc32c_x86.h"
 #include "mpa/mpa_crc.h"
 #include "mpa/mpa_crc_fuse_x86.h"
@@ -273,8 +275,67 @@ static T_AVX512 uint32_t rx_crc(const dw_mpa_img *im, const uint8_t *wire,
     return img_fold(im, (uintptr_t)dst, RX, wire, NULL);
 }
 
+/* Below this many whole periods the head and tail (each under a period,
+ * one crc32 chain at these lengths) cost more than one chunked pass. */
+#ifndef DW_MPA_PERIODS_MIN
+#define DW_MPA_PERIODS_MIN 4
+#endif
+
+/* AVX2 (no AVX-512): the image's whole periods inside the ULPDU in one
+ * pass of CRC and strip (dw_crc32c_strip_avx2), the octets before and
+ * after them (under a period each) through dw_crc32c() and memcpy. */
+static uint32_t rx_avx2(const dw_mpa_img *im, const uint8_t *wire, uint8_t *dst)
+{
+    uint32_t u0 = im->hdr_off + 2, m0 = im->mark, len = im->len;
+    uint32_t g0 = m0 - u0; /* ULPDU octets before the first marker */
+    size_t j = m0 < im->crc_off && g0 < len ? (len - g0) / 508 : 0;
+    if (j < DW_MPA_PERIODS_MIN)
+        return dw_mpa_chunk_rx(im, wire, dst);
+    uint32_t crc = dw_crc32c(0, wire, m0);
+    memcpy(dst, wire + u0, g0);
+    crc = ~dw_crc32c_strip_avx2(~crc, wire + m0, dst + g0, j);
+    uint32_t r = m0 + 512 * (uint32_t)j, got = g0 + 508 * (uint32_t)j;
+    if (got < len) /* r: a marker, then the rest of the ULPDU */
+        memcpy(dst + got, wire + r + 4, len - got);
+    return dw_crc32c(crc, wire + r, im->crc_off - r);
+}
+
+/* AVX2: the whole periods after the ULPDU's first marker (and past any
+ * header given apart) gathered from the ULPDU in one pass; the octets
+ * before and after them chunk by chunk. */
+static uint32_t tx_avx2(const dw_mpa_img *im, uint8_t *out)
+{
+    uint32_t u0 = im->hdr_off + 2, m0 = im->mark, len = im->len;
+    uint32_t g0 = m0 - u0, k0 = 0;
+    if (m0 >= im->crc_off || g0 >= len)
+        return dw_mpa_chunk_tx(im, out);
+    if (im->hlen > g0)
+        k0 = (im->hlen - g0 + 507) / 508;
+    uint32_t ms = m0 + 512 * k0, gs = g0 + 508 * k0;
+    size_t j = gs < len ? (len - gs) / 508 : 0;
+    if (j < DW_MPA_PERIODS_MIN)
+        return dw_mpa_chunk_tx(im, out);
+    uint32_t crc = dw_mpa_chunk_tx_range(im, out, 0, ms, 0);
+    crc = ~dw_crc32c_gather_avx2(~crc, im->ulpdu + gs, out ? out + ms : NULL, j,
+                                 ms - im->ptr_sub);
+    return dw_mpa_chunk_tx_range(im, out, ms + 512 * (uint32_t)j, im->crc_off, crc);
+}
+
+static uint32_t rx_run_avx2(const uint8_t *in, uint8_t *dst, size_t j,
+                            uint32_t reg)
+{
+    return dw_crc32c_strip_avx2(reg, in, dst, j);
+}
+
 const dw_mpa_crc_ops *dw_mpa_crc_fast(void)
 {
     static const dw_mpa_crc_ops ops = {tx_crc, rx_crc, dw_mpa_fz_rx_run};
-    return dw_crc32c_impl_get() == DW_CRC32C_AVX512 ? &ops : NULL;
+    static const dw_mpa_crc_ops chunk = {dw_mpa_chunk_tx, dw_mpa_chunk_rx,
+                                         dw_mpa_chunk_rx_run};
+    static const dw_mpa_crc_ops avx2 = {tx_avx2, rx_avx2, rx_run_avx2};
+    dw_crc32c_impl i = dw_crc32c_impl_get();
+    return i == DW_CRC32C_AVX512 ? &ops
+           : i == DW_CRC32C_AVX2 ? &avx2
+           : i == DW_CRC32C_PORTABLE ? NULL
+                                     : &chunk;
 }

@@ -204,33 +204,24 @@ static uint32_t crc_add(const dw_mpa_rx *rx, uint32_t crc, const uint8_t *p,
 /* A whole FPDU at in (stream offset rx->off, markers inside its ULPDU):
  * its ULPDU to dst without markers, and its CRC into rx->crc. */
 static void strip_copy(dw_mpa_rx *rx, const uint8_t *in, size_t ulen,
-                       size_t flen, uint8_t *dst)
+                       uint8_t *dst)
 {
-    const dw_mpa_crc_ops *ops = rx->set.crc ? dw_mpa_crc_fast() : NULL;
-    if (ops) { /* one pass: fold the image, scatter the ULPDU */
-        dw_mpa_img im;
-        dw_mpa_img_init(&im, NULL, ulen, (uint32_t)rx->off, 1, 0);
-        rx->crc = ops->rx(&im, in, dst);
+    dw_mpa_img im;
+    dw_mpa_img_init(&im, NULL, ulen, (uint32_t)rx->off, 1, 0);
+    if (!rx->set.crc) { /* no CRC to take: the copy alone */
+        uint32_t got = 0, at = im.hdr_off + 2, m = im.mark;
+        while (got < ulen) {
+            uint32_t take = m - at < ulen - got ? m - at : (uint32_t)ulen - got;
+            memcpy(dst + got, in + at, take);
+            got += take, at = m + 4, m += DW_MPA_MARKER_INTERVAL;
+        }
         return;
     }
-    size_t lead = dw_mpa_is_marker_pos(rx->off) ? 4 : 0;
-    uint32_t crc = crc_add(rx, 0, in, lead + 2);
-    size_t got = 0, at = lead + 2;
-    while (got < ulen) {
-        uint64_t pos = rx->off + at;
-        if (dw_mpa_is_marker_pos(pos)) {
-            crc = crc_add(rx, crc, in + at, 4);
-            at += 4;
-            continue;
-        }
-        size_t room = 512 - pos % 512, take = ulen - got;
-        take = take < room ? take : room;
-        crc = rx->set.crc ? dw_crc32c_copy(crc, dst + got, in + at, take)
-                          : (memcpy(dst + got, in + at, take), 0);
-        got += take;
-        at += take;
-    }
-    rx->crc = crc_add(rx, crc, in + at, flen - 4 - at);
+    /* one pass (AVX-512: fold the image, scatter the ULPDU) or chunks (one
+     * CRC call per chunk of the image, then its ULPDU copied out); the
+     * portable reference takes the chunks too */
+    const dw_mpa_crc_ops *ops = dw_mpa_crc_fast();
+    rx->crc = (ops ? ops->rx : dw_mpa_chunk_rx)(&im, in, dst);
 }
 
 /*
@@ -264,7 +255,7 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
         uint8_t *dst = ulpdu_dst(rx, ulen);
         if (!dst)
             return DW_ERR_NOMEM;
-        strip_copy(rx, in, ulen, flen, dst);
+        strip_copy(rx, in, ulen, dst);
         data = dst;
     }
     rx->off += flen;
@@ -323,12 +314,13 @@ static ssize_t periods_step(dw_mpa_rx *rx, const uint8_t *in, size_t n)
         return 0;
     size_t j = n / 512, jd = (rx->ulen - rx->got) / 508;
     j = j < jd ? j : jd;
-    const dw_mpa_crc_ops *ops = j >= RUN_MIN ? dw_mpa_crc_fast() : NULL;
-    if (!ops)
+    if (j < RUN_MIN)
         return 0;
+    const dw_mpa_crc_ops *ops = dw_mpa_crc_fast();
     for (size_t k = 0; k < j; k++)
         check_marker(rx, in + 512 * k, rx->off + 512 * k);
-    rx->crc = ~ops->rx_run(in, rx->dst + rx->got, j, ~rx->crc);
+    rx->crc = ~(ops ? ops->rx_run : dw_mpa_chunk_rx_run)(in, rx->dst + rx->got,
+                                                          j, ~rx->crc);
     rx->got += 508 * j;
     rx->off += 512 * j;
     if (!(rx->body_left -= 508 * j))

@@ -569,16 +569,17 @@ static void try_hints(dw_mpa_seg *r, const view *v, uint64_t ra, uint64_t rb)
 
 /*
  * A marker at m whose FPDUPTR field is ptr (MPA 7.1, 7.4 method 2): an
- * anchor, unless it disagrees with FPDUs already identified (MPA 9 code 3,
- * "any time a marker points to an already identified FPDU").
+ * anchor, unless it disagrees with FPDUs already identified. Such a
+ * marker is not used, and not yet an error: MPA 9 code 3 holds "in the
+ * event that the CRC is valid", and the FPDU that holds it is not
+ * verified yet. When it is, its CRC (code 2) or this marker (code 3,
+ * checked with every marker inside it) is the error, at that FPDU.
  */
 static void marker(dw_mpa_seg *r, uint64_t m, uint16_t ptr)
 {
     uint64_t q = dw_seg_marker_target(m, ptr);
-    if (q == UINT64_MAX || q < r->rcv_nxt) { /* across delivered FPDUs */
-        fail(r, DW_MPA_ERR_MARKER, m);
+    if (q == UINT64_MAX || q < r->rcv_nxt) /* across delivered FPDUs */
         return;
-    }
     if (r->in.st != SEG_IDLE && q == r->rcv_nxt) { /* the in-order FPDU */
         r->in_named = m + 1 > r->in_named ? m + 1 : r->in_named;
         return;
@@ -589,11 +590,11 @@ static void marker(dw_mpa_seg *r, uint64_t m, uint16_t ptr)
         return;
     }
     const ent *p = placed_before(r, m + 1);
-    if (p && (m < p->end ? q != p->start : p->end > q)) {
-        fail(r, DW_MPA_ERR_MARKER, p->start);
+    if (p && m < p->end && q != p->start) {
+        fail(r, DW_MPA_ERR_MARKER, p->start); /* inside an FPDU verified with it */
         return;
     }
-    if (!p || m >= p->end)
+    if (!p || (m >= p->end && p->end <= q))
         anchor(r, q, m + 1);
 }
 

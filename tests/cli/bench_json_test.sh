@@ -23,7 +23,8 @@ def check(cond, what):
         bad += 1
         print("FAIL:", what, file=sys.stderr)
 meta_keys = {"type", "tool", "version", "bench", "mode", "timing", "time", "timestamp",
-             "cpu_model", "cpus_online", "system", "crc32c_impl", "crc32c_forced", "tsc_hz"}
+             "cpu_model", "cpus_online", "system", "crc32c_impl", "crc32c_forced", "crc32c_tuning",
+             "tsc_hz"}
 # every value key names its unit (or is a ratio or a count per frame)
 unit = re.compile(r"^(octets_per_second|gbit_per_second|octets_per_tsc_cycle|segments_per_second|"
                   r"rtt_microseconds|iovecs_per_frame|nanoseconds_per_[a-z]+|ratio_vs_[a-z]+)$")
@@ -35,6 +36,8 @@ for f in files:
     check(m.get("version") == version, f"{name}: version {m.get('version')} != {version}")
     check(m.get("bench") == name and m.get("mode") == "quick", f"{name}: bench/mode {m}")
     check(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", m.get("time", "")), f"{name}: time")
+    check(m.get("crc32c_tuning") in ("generic", "zen3", "zen4", "zen5"),
+          f"{name}: crc32c_tuning {m.get('crc32c_tuning')}")
     if name == "mpa":
         check(m["crc32c_impl"] == "portable" and m["crc32c_forced"] is True,
               f"mpa: DDPWIRE_CRC32C=portable not reported: {m}")

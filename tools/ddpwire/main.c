@@ -35,7 +35,8 @@ static void usage(FILE *f)
     fprintf(f, "  %-9s %s\n", "help", "help COMMAND: the command's options (as COMMAND --help)");
     fprintf(f, "\nEvery command takes --help and --version. Records are a 2-octet\n"
                "big-endian length followed by that many octets.\n"
-               "DDPWIRE_CRC32C=portable|sse42|pclmul|avx512 forces a CRC32c path.\n");
+               "DDPWIRE_CRC32C=portable|sse42|pclmul|avx512|avx2 forces a CRC32c path,\n"
+               "DDPWIRE_CRC32C_TUNE=generic|zen3|zen4|zen5 its tuning.\n");
 }
 
 /* Lets a user (or a comparison run) force a CRC32c implementation. */
@@ -55,10 +56,23 @@ static int apply_crc_env(void)
     return -1;
 }
 
+/* ... and a tuning (which split of folding and crc32 chains). */
+static int apply_tune_env(void)
+{
+    const char *e = getenv("DDPWIRE_CRC32C_TUNE");
+    if (!e || !*e)
+        return 0;
+    for (int i = 0; i < DW_CRC32C_TUNE_COUNT; i++)
+        if (!strcmp(e, dw_crc32c_tuning_name((dw_crc32c_tuning)i)))
+            return dw_crc32c_tuning_set((dw_crc32c_tuning)i);
+    fprintf(stderr, "ddpwire: unknown DDPWIRE_CRC32C_TUNE '%s'\n", e);
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     const cli_group g = {"ddpwire", "command", cmds, sizeof cmds / sizeof cmds[0], usage, NULL};
-    if (argc >= 2 && argv[1][0] != '-' && apply_crc_env())
+    if (argc >= 2 && argv[1][0] != '-' && (apply_crc_env() || apply_tune_env()))
         return 2;
     cli_stdout_init();
     char prog[64];

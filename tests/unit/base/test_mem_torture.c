@@ -214,6 +214,36 @@ static unsigned long torture(const char *name, int (*scenario)(const dw_mem *))
     return total;
 }
 
+/* As torture(), for a scenario that also gives a digest of its result: a
+ * run whose allocation failed and that still says 0 must give the full
+ * run's digest (never a different result without DW_ERR_NOMEM). */
+static unsigned long torture_digest(const char *name, int (*scenario)(const dw_mem *, uint64_t *))
+{
+    counting c = {0, 0, 0};
+    dw_mem m = {&c, t_malloc, t_free, t_calloc, t_realloc};
+    uint64_t full = 0, d = 0;
+    CHECK_EQ_U(scenario(&m, &full), 0);
+    CHECK_EQ_U(c.live, 0);
+    unsigned long total = c.calls, nomem = 0;
+    CHECK(total > 0);
+    for (unsigned long n = 1; n <= total; n++) {
+        c = (counting){0, n, 0};
+        int rc = scenario(&m, &d);
+        CHECK(rc == DW_ERR_NOMEM || (rc == 0 && d == full));
+        CHECK(c.calls >= n);
+        CHECK_EQ_U(c.live, 0);
+        nomem += rc == DW_ERR_NOMEM;
+        if (rc != DW_ERR_NOMEM && (rc != 0 || d != full))
+            fprintf(stderr, "%s: allocation %lu failing: %d, digest %s\n", name, n, rc,
+                    d == full ? "same" : "different");
+    }
+    printf("%-28s %lu allocations, each failed once (%lu said DW_ERR_NOMEM)\n", name, total,
+           nomem);
+    return total;
+}
+
+#include "mem_torture_check.h"
+
 int main(void)
 {
     CHECK(dw_mem_default() && dw_mem_default()->malloc);
@@ -222,5 +252,6 @@ int main(void)
     torture("IFT sender + receiver", ift_new);
     torture("TCP RDMA option receiver", tcpopt_new);
     torture("QP", qp_new);
+    mem_torture_check();
     return dw_test_finish();
 }

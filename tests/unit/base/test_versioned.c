@@ -121,7 +121,8 @@ static void test_objects_refuse_unknown_versions(void)
         REFUSED(dw_mpa_check_new_versioned((dw_mpa_check **)&o, 1, NULL, n, NULL, NULL), o);
         REFUSED(dw_ift_check_new_versioned((dw_ift_check **)&o, n, NULL, 1, NULL, NULL), o);
         REFUSED(dw_ift_check_new_versioned((dw_ift_check **)&o, 1, NULL, n, NULL, NULL), o);
-        REFUSED(dw_rdma_check_new_versioned((dw_rdma_check **)&o, n, NULL, NULL), o);
+        REFUSED(dw_rdma_check_new_versioned((dw_rdma_check **)&o, n, NULL, 1, NULL, NULL), o);
+        REFUSED(dw_rdma_check_new_versioned((dw_rdma_check **)&o, 1, NULL, n, NULL, NULL), o);
         REFUSED(dw_flowtab_new_versioned((dw_flowtab **)&o, n, NULL, 1, NULL, NULL), o);
         REFUSED(dw_flowtab_new_versioned((dw_flowtab **)&o, 1, NULL, n, NULL, NULL), o);
         REFUSED(dw_dissect_new_versioned((dw_dissect **)&o, n, NULL, 1, NULL, NULL), o);
@@ -186,6 +187,7 @@ static void test_defaults_refuse_unknown_versions(void)
     DEFAULT_REFUSED(dw_flowtab_settings, dw_flowtab_settings_default_versioned);
     DEFAULT_REFUSED(dw_dissect_settings, dw_dissect_settings_default_versioned);
     DEFAULT_REFUSED(dw_conn_settings, dw_conn_settings_default_versioned);
+    DEFAULT_REFUSED(dw_rdma_check_settings, dw_rdma_check_settings_default_versioned);
     DEFAULT_REFUSED(dw_nvmeof_host_settings, dw_nvmeof_host_settings_default_versioned);
 }
 

@@ -238,6 +238,62 @@ static void test_siw_wrong_length(void)
     free(s.b);
 }
 
+static int marker_err_events;
+static uint64_t marker_err_off;
+
+static void count_marker_err(dw_mpa_check *c, const dw_mpa_check_event *ev, void *u)
+{
+    (void)c, (void)u;
+    if (ev->kind == DW_MPA_CHECK_EV_MARKER && ev->code == DW_MPA_ERR_MARKER &&
+        !marker_err_events++)
+        marker_err_off = ev->offset;
+}
+
+/* MPA 9 code 3 (found by fuzz_diff): with markers, a length above 64768
+ * (a corrupted one here, CRC off) is framed until a marker inside the
+ * FPDU disagrees with it; that is the FPDU a receiver never delivers, so
+ * the checker reports an MPA error there, not only the lost framing. */
+static void test_s9_marker_disagrees_with_oversize_length(void)
+{
+    dw_mpa_tx_settings ts;
+    dw_mpa_tx_settings_default(&ts);
+    ts.crc = 0;
+    dw_mpa_tx *tx;
+    CHECK(dw_mpa_tx_new(&tx, &ts) == 0);
+    static uint8_t wire[16384], pl[1200];
+    size_t at = 0, fpdu[8];
+    for (int k = 0; k < 8; k++) {
+        fpdu[k] = at;
+        ssize_t n = dw_mpa_tx_frame_into(tx, pl, sizeof pl, wire + at, sizeof wire - at, NULL);
+        CHECK(n > 0);
+        at += (size_t)n;
+    }
+    dw_mpa_tx_del(tx);
+    size_t len_at = fpdu[2] + (fpdu[2] % 512 ? 0 : 4); /* after a leading marker */
+    wire[len_at] = 65000 >> 8, wire[len_at + 1] = 65000 & 0xff;
+    dw_mpa_check_settings s;
+    dw_mpa_check_settings_default(&s);
+    s.start = DW_MPA_CHECK_START_AT;
+    s.markers = 1, s.crc = 0;
+    dw_mpa_check_callbacks cb = {NULL, NULL, count_marker_err};
+    dw_mpa_check *c;
+    CHECK(dw_mpa_check_new(&c, &s, &cb, NULL) == 0);
+    marker_err_events = 0;
+    for (size_t o = 0, pkt = 1; o < at; o += 1000, pkt++) {
+        size_t n = at - o < 1000 ? at - o : 1000;
+        dw_reasm_chunk ch = {o, (uint32_t)o, pkt, (uint32_t)o, (uint32_t)n, 1, 1};
+        CHECK(dw_mpa_check_data(c, wire + o, n, &ch) == 0);
+    }
+    CHECK(dw_mpa_check_end(c) == 0);
+    dw_mpa_check_stats st;
+    dw_mpa_check_stats_get(c, &st);
+    CHECK_EQ_U(st.first_error, DW_MPA_ERR_MARKER);
+    CHECK(marker_err_events >= 1);
+    CHECK(marker_err_off > fpdu[3] && marker_err_off < fpdu[4]); /* the first naming FPDU 3 */
+    CHECK_EQ_U(st.fpdus >= 2, 1);
+    dw_mpa_check_del(c);
+}
+
 int main(void)
 {
     quick = getenv("DW_TEST_QUICK") != NULL;
@@ -245,5 +301,6 @@ int main(void)
     RUN(test_siw_mid);
     RUN(test_siw_corrupt_payload);
     RUN(test_siw_wrong_length);
+    RUN(test_s9_marker_disagrees_with_oversize_length);
     return dw_test_finish();
 }

@@ -37,7 +37,7 @@ static void open_fix(fix *f)
 {
     memset(f, 0, sizeof *f);
     dw_rdma_check_callbacks cb = {on_event};
-    CHECK(dw_rdma_check_new(&f->c, &cb, &f->g) == 0);
+    CHECK(dw_rdma_check_new(&f->c, NULL, &cb, &f->g) == 0);
     dw_rdma_check_from_start(f->c, 0);
     dw_rdma_check_from_start(f->c, 1);
 }

@@ -408,7 +408,7 @@ static void test_random(void)
                 SEGS[i].cap = (uint32_t)(dw_rand(&rng) % SEGS[i].len);
         }
         size_t si = (size_t)(dw_rand(&rng) % 6);
-        dw_reasm_settings set = {stores[si], helds[si]};
+        dw_reasm_settings set = {stores[si], helds[si], NULL};
         uint32_t isn = it % 3 ? 0xFFFFFF00u + (uint32_t)(dw_rand(&rng) % 512)
                               : (uint32_t)dw_rand(&rng);
         run(&H, &set, isn, SEGS, k);
@@ -439,7 +439,7 @@ static void test_loss_exact(void)
 /* Tiny stores: give up the hole before the earliest held segment. */
 static void test_store_full(void)
 {
-    dw_reasm_settings set = {100, 2};
+    dw_reasm_settings set = {100, 2, NULL};
     tseg s[] = {{0, 0, 0, DW_PKT_SYN, SRC}, mk(0, 10, SRC), mk(20, 10, SRC),
                 mk(40, 10, SRC), mk(60, 10, SRC), mk(200, 10, SRC), mk(10, 10, SRC)};
     run(&H, &set, 1000, s, 7);
@@ -450,7 +450,7 @@ static void test_store_full(void)
     CHECK_EQ_U(H.ndrop, 1);     /* then still 210 > 50 + 100: dropped */
     CHECK(has_ev(&H, DW_REASM_EV_RETRANSMIT)); /* seg 6: all old */
     CHECK_EQ_U(H.end, 70);
-    dw_reasm_settings none = {0, 0};
+    dw_reasm_settings none = {0, 0, NULL};
     tseg u[] = {{0, 0, 0, DW_PKT_SYN, SRC}, mk(50, 10, SRC), mk(0, 10, SRC)};
     run(&H, &none, 0, u, 3);
     CHECK_EQ_U(H.lost, 50);
@@ -476,7 +476,7 @@ static void test_snaplen(void)
     CHECK_EQ_U(H.last_gap.pkt, 1);
     CHECK_EQ_U(H.out_t[95], 3);
     /* a copy that forces a give-up still fills the cut it lands in */
-    dw_reasm_settings two = {262144, 2};
+    dw_reasm_settings two = {262144, 2, NULL};
     tseg v[] = {{0, 0, 0, DW_PKT_SYN, SRC}, {50, 100, 20, 0, SRC}, mk(100, 20, SRC)};
     run(&H, &two, 5, v, 3);
     CHECK_EQ_U(H.lost, 50);
@@ -507,7 +507,7 @@ static void run_plain(const tseg *s, size_t n, uint32_t isn, const dw_reasm_sett
  * second is given up. */
 static void test_wrap_many(void)
 {
-    dw_reasm_settings none = {0, 0};
+    dw_reasm_settings none = {0, 0, NULL};
     const uint64_t X = 0x7FFFFFFEULL;
     tseg s[23];
     s[0] = (tseg){0, 0, 0, DW_PKT_SYN, SRC};

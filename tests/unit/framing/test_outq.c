@@ -31,7 +31,7 @@ static size_t drain_view(dw_outq *q, uint8_t *out, size_t *lens, size_t *octets)
 
 static void test_bounds(void)
 {
-    dw_outq_settings st = {1000, 1024};
+    dw_outq_settings st = {1000, 1024, NULL};
     dw_outq *q;
     CHECK_EQ_U(dw_outq_new(&q, &st), 0);
     struct iovec big = {src, 5000}, small = {src, 600};
@@ -62,7 +62,7 @@ static void test_order(void)
     uint64_t s = dw_test_seed();
     for (size_t i = 0; i < sizeof src; i++)
         src[i] = (uint8_t)dw_rand(&s);
-    dw_outq_settings st = {1 << 20, 1024};
+    dw_outq_settings st = {1 << 20, 1024, NULL};
     dw_outq *q;
     CHECK_EQ_U(dw_outq_new(&q, &st), 0);
     static uint8_t model[1 << 21], view[1 << 21];
