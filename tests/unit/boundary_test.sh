@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The library's public boundary:
 #  1. the shared library exports exactly what include/ddpwire/*.h declares
-#     (every declaration with DW_EXTERN, every export declared);
+#     (every declaration with DW_EXTERN, every export declared), each with a
+#     symbol version of lib/ddpwire.map;
 #  2. every global symbol of the library's objects has the dw_ prefix;
 #  3. the core's objects (everything but lib/io/) call no socket, file,
 #     poll, clock or printing function: only what this allowlist names.
@@ -24,7 +25,12 @@ trap 'rm -rf "$T"' EXIT
 python3 "$src/scripts/api_decls.py" check "$src"/include/ddpwire/*.h > "$T/undecorated"
 if [ -s "$T/undecorated" ]; then bad "declarations without DW_EXTERN: $(cat "$T/undecorated")"; else ok; fi
 python3 "$src/scripts/api_decls.py" list "$src"/include/ddpwire/*.h | sort -u > "$T/declared"
-nm -D --defined-only --format=just-symbols "$so" | sort -u > "$T/exported"
+# (the version script's node, DDPWIRE_x.y, is an absolute symbol, not an export;
+# each export is NAME@@DDPWIRE_x.y: lib/ddpwire.map, docs/ABI.md)
+nm -D --defined-only "$so" | awk '$2 != "A" { print $3 }' > "$T/versioned"
+sed 's/@.*//' "$T/versioned" | sort -u > "$T/exported"
+unversioned=$(grep -v '@@DDPWIRE_[0-9]' "$T/versioned")
+if [ -n "$unversioned" ]; then bad "exports without a DDPWIRE_ version (lib/ddpwire.map):" $unversioned; else ok; fi
 [ -s "$T/declared" ] && [ "$(wc -l < "$T/declared")" -gt 100 ] || bad "the header scan found too few declarations"
 extra=$(comm -13 "$T/declared" "$T/exported")
 missing=$(comm -23 "$T/declared" "$T/exported")
