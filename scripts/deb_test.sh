@@ -69,7 +69,7 @@ VERSION=$(cd "$ROOT" && dpkg-parsechangelog -S Version)
 SRC=$DIR/src/ddpwire-$VERSION
 mkdir -p "$SRC"
 (cd "$ROOT" && git ls-files -z --cached --others --exclude-standard | grep -zv '^build' |
-  xargs -0 tar -cf - --no-recursion) | tar -xf - -C "$SRC"
+  tar --null --no-recursion -T - -cf -) | tar -xf - -C "$SRC"
 log "building the packages of ddpwire $VERSION${DEB_BUILD_OPTIONS:+ (DEB_BUILD_OPTIONS=$DEB_BUILD_OPTIONS)}"
 t=$SECONDS
 (cd "$SRC" && dpkg-buildpackage -us -uc -b -j"$(nproc)") > "$DIR/build.log" 2>&1 ||
