@@ -132,7 +132,7 @@ done
 in_chroot "cc -Wall -Wextra -Werror -o consumer/consumer consumer/consumer.c \$(pkg-config --cflags --libs ddpwire)" \
   > "$DIR/consumer.log" 2>&1 || { cat "$DIR/consumer.log" >&2; die "the consumer did not build against libddpwire-dev"; }
 in_chroot "ldd consumer/consumer" > "$DIR/consumer-ldd.txt" 2>&1 || die "ldd consumer"
-grep -q 'libddpwire\.so\.1 => /usr/lib/.*/libddpwire\.so\.1' "$DIR/consumer-ldd.txt" ||
+grep -Eq 'libddpwire\.so\.1 => (/usr)?/lib/[^ ]*/libddpwire\.so\.1 ' "$DIR/consumer-ldd.txt" ||
   die "the consumer is not linked to the installed libddpwire.so.1: $(cat "$DIR/consumer-ldd.txt")"
 out=$(in_chroot "consumer/consumer") || die "the consumer failed: $out"
 log "consumer (pkg-config, libddpwire.so.1): $out"
