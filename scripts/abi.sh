@@ -65,9 +65,13 @@ abixml() {
 # points to: not used.)
 appends_only() {
   awk -v q="'" '
-    function no(why) { print "abi: not an append to a versioned struct: " why ": " $0; bad = 1 }
+    function no(why) {
+      if (!told[block]++) print "abi: not allowed without a new SONAME (" why "): " block
+      bad = 1
+    }
     /^(Leaf changes summary|Changed leaf types summary|Removed\/Changed\/Added (functions|variables) summary):/ { next }
     /^$/ { next }
+    /^[^ ]/ { block = $0 }
     $0 ~ "^" q "struct dw_[a-z0-9_]*_(settings|callbacks) at [^" q "]*" q " changed:$" { leaf = 1; old = -1; next }
     leaf && /^  type size changed from [0-9]+ to [0-9]+ \(in bits\)$/ {
       old = $5 + 0; if ($7 + 0 <= old) no("it did not grow"); next }
@@ -75,7 +79,7 @@ appends_only() {
     leaf && /^    .*, at offset [0-9]+ \(in bits\)/ {
       o = $0; sub(/.*, at offset /, "", o); o = o + 0
       if (old < 0 || o < old) no("inserted before the old end"); next }
-    { leaf = 0; no("a change") }
+    { leaf = 0; no("changed, and not by appending to a versioned settings or callbacks struct") }
     END { exit bad }'
 }
 
