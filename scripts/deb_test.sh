@@ -43,10 +43,12 @@ rm -f "$DIR"/*.deb "$DIR"/*.changes "$DIR"/*.buildinfo
 boot_pid=""
 cleanup() {
   local rc=$? p
-  [ -n "$boot_pid" ] && kill "$boot_pid" 2> /dev/null && wait "$boot_pid" 2> /dev/null
+  set +e
+  if [ -n "$boot_pid" ]; then kill "$boot_pid" 2> /dev/null; wait "$boot_pid" 2> /dev/null; fi
   for p in /proc/[0-9]*; do
-    [ "$(readlink "$p/root" 2> /dev/null)" = "$C" ] && kill -KILL "${p#/proc/}" 2> /dev/null
+    if [ "$(readlink "$p/root" 2> /dev/null)" = "$C" ]; then kill -KILL "${p#/proc/}" 2> /dev/null; fi
   done
+  sleep 0.5
   mounted && { umount -R "$C" 2> /dev/null || umount -R -l "$C" || true; }
   if mounted; then
     echo "DEB TEST: could not unmount everything under $C" >&2
