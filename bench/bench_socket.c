@@ -95,9 +95,9 @@ static int mpa_on_ulpdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uin
     return 0;
 }
 
-static void opts(dw_sock_opts *o, run *r)
+static void opts(dw_sock_settings *o, run *r)
 {
-    dw_sock_opts_default(o);
+    dw_sock_settings_default(o);
     o->cb = (dw_fr_rx_callbacks){mpa_on_ulpdu, NULL, NULL};
     o->user_data = r;
     o->timeout_ms = 0;
@@ -107,7 +107,7 @@ static void *server(void *p)
 {
     run *r = p;
     if (r->mpa) {
-        dw_sock_opts o;
+        dw_sock_settings o;
         char err[200];
         opts(&o, r);
         if (dw_sock_accept(&r->srv, r->lfd, &o, err, sizeof err)) {
@@ -203,7 +203,7 @@ static double measure(const dw_bench_opts *o, int mpa, int rtt, size_t size, uin
     run cr = r; /* the client's own counter for echoed records */
     double v = 0;
     if (mpa) {
-        dw_sock_opts so;
+        dw_sock_settings so;
         char err[200];
         opts(&so, &cr);
         so.seg_mode = r.packed ? DW_MPA_SEG_PACKED : DW_MPA_SEG_ALIGNED;

@@ -68,8 +68,8 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof data; i++)
         data[i] = (uint8_t)(i * 31 + 7);
-    dw_sock_opts o;
-    dw_sock_opts_default(&o);
+    dw_sock_settings o;
+    dw_sock_settings_default(&o);
     o.nonblocking = 1; /* HOST must be numeric: resolving would wait */
     o.cb.on_pdu = on_record;
     o.user_data = &st;

@@ -95,8 +95,8 @@ int main(int argc, char **argv)
     getsockname(lfd, (struct sockaddr *)&a, &alen);
     printf("listening on 127.0.0.1:%u\n", ntohs(a.sin_port));
     fflush(stdout);
-    dw_sock_opts o;
-    dw_sock_opts_default(&o);
+    dw_sock_settings o;
+    dw_sock_settings_default(&o);
     o.nonblocking = 1;
     o.cb.on_pdu = on_record;
     struct epoll_event e = {EPOLLIN, {.ptr = NULL}}, ev[64];

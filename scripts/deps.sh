@@ -6,7 +6,8 @@
 #   scripts/deps.sh build         building (and `make demo`): compiler, make,
 #                                 CMake, pkg-config, ISA-L, libpcap, python3, iproute2
 #   scripts/deps.sh check         also what the tests use: tshark, tcpdump, ethtool,
-#                                 curl, nc, openssl, xinetd; chromium and xmllint (the
+#                                 curl, nc, openssl, xinetd; liburing (the io_uring
+#                                 example's interop test); chromium and xmllint (the
 #                                 figures and the report rendered); qemu, debootstrap, cpio,
 #                                 kmod, xz-utils and kernel headers for the siw guest;
 #                                 Wireshark's development files, wireshark, Xvfb,
@@ -21,6 +22,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib_apt.sh"
 BUILD=(build-essential cmake pkg-config libisal-dev libpcap-dev python3 iproute2)
 CHECK=("${BUILD[@]}" tshark tcpdump ethtool nftables curl netcat-openbsd openssl xinetd groff-base
+       liburing-dev
        chromium libxml2-utils
        qemu-system-x86 debootstrap cpio kmod xz-utils linux-headers-amd64
        libwireshark-dev libglib2.0-dev wireshark xvfb xdotool imagemagick abigail-tools)

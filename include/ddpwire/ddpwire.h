@@ -11,6 +11,7 @@
  *   ift.h          IFT framing: codec, sender, receiver
  *   framing.h      one interface over MPA or IFT (the socket adapter's)
  *   outq.h         an output queue of frames (the adapter's non-blocking sends)
+ *   conn.h         one MPA/IFT connection, sans-I/O: start-up, framing, receiving
  *   ddp.h, rdmap.h DDP and RDMAP codecs
  *   qp.h           a sans-I/O queue pair (Send, Write, Read, Terminate)
  *   tcpopt.h       the TCP RDMA option (kind 25)
@@ -35,6 +36,7 @@
 #include <ddpwire/ift.h>
 #include <ddpwire/framing.h>
 #include <ddpwire/outq.h>
+#include <ddpwire/conn.h>
 #include <ddpwire/ddp.h>
 #include <ddpwire/rdmap.h>
 #include <ddpwire/qp.h>

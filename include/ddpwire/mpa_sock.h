@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * MPA (or IFT) over a real TCP socket (Linux): the adapter that drives the
- * sans-I/O sender, receiver and MPA start-up negotiation through the
- * framing-neutral interface (framing.h). This is the only part of ddpwire
- * that makes system calls on connections.
+ * MPA (or IFT) over a real TCP socket (Linux): a pump of file descriptors
+ * around the sans-I/O connection (conn.h), which owns the start-up, the
+ * negotiation, enablement detection, framing and receiving. This is the
+ * only part of ddpwire that makes system calls on connections.
  *
  * Blocking use: dw_sock_connect() / dw_sock_accept() return a connection in
  * MPA mode (after the RFC 5044 exchange when negotiating); dw_sock_send()
  * sends records, waiting for room; dw_sock_recv() reads once and calls
  * back with verified records (ULPDUs, or IFT payloads).
  *
- * Non-blocking use (opts.nonblocking, for an event loop): no call waits.
+ * Non-blocking use (settings.nonblocking, for an event loop): no call waits.
  * Connect and accept return at once; the start-up completes inside
  * dw_sock_recv() and dw_sock_flush(). A send takes a whole record, writing
  * what the socket takes and copying the rest into the connection's output
- * queue (bounded by opts.out_limit), or refuses it with DW_ERR_AGAIN and
+ * queue (bounded by settings.out_limit), or refuses it with DW_ERR_AGAIN and
  * takes nothing. dw_sock_flush() writes what the socket takes from the
  * queue. dw_sock_recv() reads what arrived and returns DW_ERR_AGAIN when
  * nothing did. dw_sock_want() says what to wait for before calling again:
@@ -29,6 +29,7 @@
 #ifndef DDPWIRE_MPA_SOCK_H
 #define DDPWIRE_MPA_SOCK_H
 
+#include <ddpwire/conn.h>
 #include <ddpwire/framing.h>
 #include <ddpwire/mpa_startup.h>
 
@@ -44,7 +45,7 @@ typedef enum dw_sock_startup {
     DW_SOCK_NEGOTIATE = 1
 } dw_sock_startup;
 
-typedef struct dw_sock_opts {
+typedef struct dw_sock_settings {
     /** MPA (default) or IFT framing; IFT needs immediate start-up and has
      *  no markers (markers is ignored) and no alignment rule. */
     dw_framing framing;
@@ -126,14 +127,14 @@ typedef struct dw_sock_opts {
     /** IP type of service / IPv6 traffic class for the connection's
      *  packets, 0..255 (-1: the system's default), as rping -t. */
     int tos;
-} dw_sock_opts;
+} dw_sock_settings;
 
 /** rx_keep: keep no reassembly buffer between records. */
 #define DW_SOCK_RX_KEEP_NONE ((size_t)-1)
 
 /** Defaults: immediate, markers and CRC, aligned, 10 s timeout, blocking,
  *  and the memory defaults above. */
-DW_EXTERN void dw_sock_opts_default(dw_sock_opts *o);
+DW_EXTERN void dw_sock_settings_default(dw_sock_settings *o);
 
 typedef struct dw_sock dw_sock;
 
@@ -165,7 +166,7 @@ typedef struct dw_sock_info {
  * writable completes it (or reports DW_ERR_IO with errno, e.g. refused).
  */
 DW_EXTERN int dw_sock_connect(dw_sock **ps, const char *host, const char *port,
-                    const dw_sock_opts *o, char *err, size_t errlen);
+                    const dw_sock_settings *o, char *err, size_t errlen);
 
 /** Opens a listening socket on host (NULL: any, IPv6 and IPv4) and port. */
 DW_EXTERN int dw_sock_listen(int *pfd, const char *host, const char *port, char *err,
@@ -177,7 +178,7 @@ DW_EXTERN int dw_sock_listen(int *pfd, const char *host, const char *port, char 
  * non-blocking lfd; DW_ERR_IO with errno for a failed accept (EMFILE: out
  * of descriptors); or a start-up error as dw_sock_connect().
  */
-DW_EXTERN int dw_sock_accept(dw_sock **ps, int lfd, const dw_sock_opts *o, char *err,
+DW_EXTERN int dw_sock_accept(dw_sock **ps, int lfd, const dw_sock_settings *o, char *err,
                    size_t errlen);
 
 /**
@@ -221,7 +222,7 @@ DW_EXTERN int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n);
  * for bulk data. MPA: each record is the exact fill at the sender's
  * position (dw_fr_tx_fill_len()), so every FPDU is EMSS octets, and many
  * go to the kernel in one write (up to 256 KiB, and no more than the
- * sender's scratch covers: opts.tx_scratch), which TSO/GSO cuts at
+ * sender's scratch covers: settings.tx_scratch), which TSO/GSO cuts at
  * multiples of EMSS: every segment begins with an FPDU (docs/DESIGN.md
  * says why, and where the kernel cannot keep it). Each write ends a record
  * (MSG_EOR), and so does each FPDU shorter than EMSS; EMSS is re-read
@@ -326,23 +327,6 @@ DW_EXTERN void dw_sock_get_info(dw_sock *s, dw_sock_info *info);
 
 /** The connection's socket descriptor (for poll/epoll). */
 DW_EXTERN int dw_sock_fd(const dw_sock *s);
-
-/** TCP's own counters for one connection (Linux TCP_INFO), for measuring. */
-typedef struct dw_tcp_stats {
-    uint32_t total_retrans; /**< segments retransmitted over the connection */
-    uint64_t bytes_retrans; /**< octets retransmitted (0 where not reported) */
-    uint64_t bytes_acked;   /**< octets the peer acknowledged (0 where not reported) */
-    uint32_t rtt_us;        /**< smoothed round-trip time, microseconds */
-    uint32_t snd_mss;       /**< the sending MSS the kernel uses now */
-    uint32_t snd_cwnd;      /**< congestion window, segments */
-} dw_tcp_stats;
-
-/**
- * Reads the TCP counters of a connected TCP socket: any descriptor, a
- * dw_sock's (dw_sock_fd()) or a plain one. Returns 0, or DW_ERR_IO (not
- * a TCP socket; errno says why).
- */
-DW_EXTERN int dw_tcp_stats_get(int fd, dw_tcp_stats *st);
 
 /**
  * Aborts the connection with a reset (RST) instead of a FIN, so the peer

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* MPA over Linux TCP sockets: the adapter around the sans-I/O core. Set-up,
- * start-up and receiving; sending is in sock_send.c. */
+/* MPA over Linux TCP sockets: a pump of file descriptors around the
+ * sans-I/O connection (conn.h), which does all of MPA. Here: set-up, reads
+ * fed to the connection, its start-up frames written; writes: sock_send.c. */
 #include <ddpwire/mpa_sock.h>
-#include <ddpwire/mpa_startup.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,11 +15,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "conn/conn_int.h"
 #include "io/sock_int.h"
 
-#define PEER_FRAME_MAX (DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX)
-
-void dw_sock_opts_default(dw_sock_opts *o)
+void dw_sock_settings_default(dw_sock_settings *o)
 {
     memset(o, 0, sizeof *o);
     o->startup = DW_SOCK_IMMEDIATE;
@@ -36,7 +35,7 @@ void dw_sock_opts_default(dw_sock_opts *o)
 }
 
 /* The memory settings with their defaults and floors filled in. */
-static void sizes(dw_sock_opts *o)
+static void sizes(dw_sock_settings *o)
 {
     if (!o->rbuf_size)
         o->rbuf_size = 65536;
@@ -70,75 +69,76 @@ static void set_timeouts(int fd, int ms)
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
 
-/* The receiver's callbacks go to the user's, except an empty MPA ULPDU:
- * records are 1..64768 octets (MPA 5.2 senders never post 0), and an IFT
- * peer's first frame with an empty header reads as one under MPA without
- * markers (its header CRC then equals the FPDU's CRC). A user's non-zero
- * return stops dw_sock_recv after this record (the rest stays pending). */
-static int on_pdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *d,
+/* The connection's callbacks go to the user's, with the framing receiver
+ * the user's dw_fr_rx_callbacks expect. */
+static int on_pdu(dw_conn *c, const uint8_t *hdr, size_t hlen, const uint8_t *d,
                   size_t len, uint64_t off, void *u)
 {
     dw_sock *s = u;
-    s->frame_end = dw_fr_rx_offset(rx); /* the end of this frame */
-    if (!len && !hlen && s->o.framing == DW_FRAMING_MPA)
-        return s->empty = 1; /* stop here: dw_sock_recv refuses it */
-    s->stop = s->o.cb.on_pdu(rx, hdr, hlen, d, len, off, s->o.user_data) != 0;
-    size_t keep = s->o.rx_keep == DW_SOCK_RX_KEEP_NONE ? 0 : s->o.rx_keep;
-    if (d == s->asmb && s->asmb_cap > keep) { /* delivered: let it go */
-        free(s->asmb);
-        s->asmb = NULL, s->asmb_cap = 0;
-    }
-    return s->stop;
+    return s->o.cb.on_pdu(dw_conn_fr_rx(c), hdr, hlen, d, len, off, s->o.user_data);
 }
 
-static void on_error(dw_fr_rx *rx, const dw_fr_error *e, void *u)
+static void on_error(dw_conn *c, const dw_fr_error *e, void *u)
 {
     dw_sock *s = u;
     if (s->o.cb.on_error)
-        s->o.cb.on_error(rx, e, s->o.user_data);
+        s->o.cb.on_error(dw_conn_fr_rx(c), e, s->o.user_data);
 }
 
-/* Where a record that spans reads is put together: the user's buffer, or
- * ours, allocated (or grown) for it; NULL stops the receiver (NOMEM). */
-static uint8_t *get_buffer(dw_fr_rx *rx, size_t len, void *u)
+static uint8_t *get_buffer(dw_conn *c, size_t len, void *u)
 {
     dw_sock *s = u;
-    uint8_t *b = s->o.cb.get_buffer ? s->o.cb.get_buffer(rx, len, s->o.user_data) : NULL;
-    if (b)
-        return b;
-    if (len > s->asmb_cap) {
-        free(s->asmb);
-        s->asmb = malloc(len);
-        s->asmb_cap = s->asmb ? len : 0;
-    }
-    return s->asmb;
+    return s->o.cb.get_buffer(dw_conn_fr_rx(c), len, s->o.user_data);
 }
 
-/* The sender and receiver for what was agreed. */
-static int make_mpa(dw_sock *s)
+/* The connection for these settings (the pump's own sizes apart). */
+static int make_conn(dw_sock *s)
 {
-    dw_fr_tx_settings ts;
-    dw_fr_rx_settings rs;
-    dw_fr_tx_settings_default(&ts, s->o.framing);
-    ts.mpa.markers = s->info.tx_markers;
-    ts.mpa.crc = ts.ift.crc = s->info.crc;
-    ts.mpa.seg_mode = s->o.seg_mode;
-    ts.mpa.ptr_base = s->o.ptr_base;
-    ts.mpa.scratch_size = ts.ift.scratch_size = s->o.tx_scratch;
-    dw_fr_rx_settings_default(&rs, s->o.framing);
-    rs.mpa.markers = s->info.rx_markers;
-    rs.mpa.crc = rs.ift.crc = s->info.crc;
-    rs.buf_size = 0; /* ours comes from get_buffer, when a record needs it */
-    int rc = dw_fr_tx_new(&s->tx, &ts);
-    dw_fr_rx_callbacks cb = {on_pdu, on_error, get_buffer};
-    if (!rc)
-        rc = dw_fr_rx_new(&s->rx, &rs, &cb, s);
-    if (!rc)
-        dw_sk_read_emss(s);
-    return rc;
+    const dw_sock_settings *o = &s->o;
+    dw_conn_settings cs;
+    dw_conn_settings_default(&cs);
+    cs.framing = o->framing;
+    cs.startup = o->startup == DW_SOCK_NEGOTIATE ? DW_CONN_NEGOTIATE : DW_CONN_IMMEDIATE;
+    cs.initiator = s->initiator;
+    cs.markers = o->markers;
+    cs.crc = o->crc;
+    cs.allow_markers = o->allow_markers;
+    cs.seg_mode = o->seg_mode;
+    cs.ptr_base = o->ptr_base;
+    cs.pd = o->pd;
+    cs.pd_len = o->pd_len;
+    cs.rev = o->rev;
+    cs.enhanced = o->enhanced;
+    cs.ird = o->ird;
+    cs.ord = o->ord;
+    cs.p2p = o->p2p;
+    cs.rtr = o->rtr;
+    cs.tx_scratch = o->tx_scratch;
+    cs.rx_keep = o->rx_keep;
+    dw_conn_callbacks cb = {on_pdu, on_error, o->cb.get_buffer ? get_buffer : NULL};
+    return dw_conn_new(&s->c, &cs, &cb, s);
 }
 
-static dw_sock *sock_new(int fd, const dw_sock_opts *o)
+/* s->info from the connection's (the pump's own fields kept). */
+static void sync_info(dw_sock *s)
+{
+    dw_conn_info ci;
+    dw_conn_get_info(s->c, &ci);
+    s->info.framing = ci.framing;
+    s->info.tx_markers = ci.tx_markers;
+    s->info.rx_markers = ci.rx_markers;
+    s->info.crc = ci.crc;
+    s->info.mulpdu = ci.mulpdu;
+    s->info.peer = ci.peer;
+    s->info.rev = ci.rev;
+    s->info.enhanced = ci.enhanced;
+    s->info.ird = ci.ird;
+    s->info.ord = ci.ord;
+    s->info.rtr = ci.rtr;
+    s->info.reason = ci.reason;
+}
+
+static dw_sock *sock_new(int fd, const dw_sock_settings *o)
 {
     dw_sock *s = calloc(1, sizeof *s);
     if (!s)
@@ -161,115 +161,28 @@ static dw_sock *sock_new(int fd, const dw_sock_opts *o)
     return s;
 }
 
-/* Reads more of the peer's start-up frame into rbuf[s->have..]. */
-static int read_more(dw_sock *s)
+/* The connection's own octets (a start-up frame) go out before anything. */
+static int send_pending(dw_sock *s)
 {
-    for (;;) {
-        size_t room = s->o.rbuf_size - s->have;
-        ssize_t n = read(s->fd, s->rbuf + s->have, room);
-        if (n > 0) {
-            s->have += (size_t)n;
-            return 0;
-        }
-        if (n == 0)
-            return room ? DW_ERR_CLOSED : DW_ERR_ENABLEMENT; /* no frame is that long */
-        if (errno == EINTR)
-            continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK)
-            return s->o.nonblocking ? DW_ERR_AGAIN : DW_ERR_TIMEOUT;
-        return DW_ERR_IO;
-    }
+    const uint8_t *p;
+    size_t n = dw_conn_send_pending(s->c, &p);
+    if (!n)
+        return 0;
+    int rc = dw_sk_send_raw(s, p, n); /* written, or queued (non-blocking) */
+    if (!rc)
+        dw_conn_send_consume(s->c, n);
+    return rc;
 }
 
-/* The peer's frame was the first `used` of the s->have octets read. */
-static int keep_peer(dw_sock *s, const dw_mpa_nego_result *r, size_t used)
-{
-    if (!s->peer_frame && !(s->peer_frame = malloc(PEER_FRAME_MAX)))
-        return DW_ERR_NOMEM;
-    memcpy(s->peer_frame, s->rbuf, used < PEER_FRAME_MAX ? used : PEER_FRAME_MAX);
-    s->info.peer = r->peer;
-    s->info.peer.pd = s->peer_frame + DW_MPA_STARTUP_HDR_LEN;
-    s->info.tx_markers = r->tx_markers;
-    s->info.rx_markers = r->rx_markers;
-    s->info.crc = r->crc;
-    s->info.rev = r->rev;
-    s->info.enhanced = r->enhanced;
-    s->info.ird = r->ird;
-    s->info.ord = r->ord;
-    s->info.rtr = r->rtr;
-    s->info.reason = r->reason;
-    s->pend_at = used; /* octets after the frame: the first of MPA mode */
-    s->pend_n = s->have - used;
-    return 0;
-}
-
-static void nego_settings(const dw_sock_opts *o, dw_mpa_nego_settings *ns)
-{
-    dw_mpa_nego_settings_default(ns);
-    ns->want_markers = o->markers;
-    ns->want_crc = o->crc;
-    ns->allow_markers = o->allow_markers;
-    ns->pd = o->pd;
-    ns->pd_len = o->pd_len;
-    ns->rev = o->rev;
-    ns->enhanced = o->enhanced;
-    ns->ird = o->ird;
-    ns->ord = o->ord;
-    ns->p2p = o->p2p;
-    ns->rtr = o->rtr;
-}
-
-typedef struct nego_arg {
-    dw_mpa_nego_settings ns;
-    dw_mpa_nego_result res;
-    uint8_t reply[DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX + DW_MPA_ENH_LEN];
-    size_t reply_len;
-} nego_arg;
-
-/* RFC 5044 7.1: the initiator sends its request first. */
-static int send_request(dw_sock *s)
-{
-    dw_mpa_nego_settings ns;
-    uint8_t req[DW_MPA_STARTUP_HDR_LEN + DW_MPA_STARTUP_PD_MAX];
-    nego_settings(&s->o, &ns);
-    ssize_t n = dw_mpa_nego_request(&ns, req, sizeof req);
-    return n < 0 ? (int)n : dw_sk_send_raw(s, req, (size_t)n);
-}
-
-/*
- * One step of the start-up with the s->have octets read so far: judges
- * the peer's frame when whole (the responder answers it) and builds the
- * MPA sender and receiver. DW_ERR_NEED_MORE until the frame is whole.
- */
-static int start_step(dw_sock *s)
-{
-    nego_arg a;
-    nego_settings(&s->o, &a.ns);
-    ssize_t n = s->initiator
-                    ? dw_mpa_nego_on_reply(&a.ns, s->rbuf, s->have, &a.res)
-                    : dw_mpa_nego_respond(&a.ns, s->rbuf, s->have, a.reply,
-                                          sizeof a.reply, &a.reply_len, &a.res);
-    if (n < 0)
-        return n == DW_ERR_MALFORMED ? DW_ERR_ENABLEMENT : (int)n;
-    int rc = keep_peer(s, &a.res, (size_t)n);
-    if (!rc && !s->initiator) /* MPA mode starts right after our reply */
-        rc = dw_sk_send_raw(s, a.reply, a.reply_len);
-    if (rc)
-        return rc;
-    if (!a.res.accepted)
-        return DW_ERR_REJECTED;
-    s->starting = 0;
-    return make_mpa(s);
-}
-
-/* Blocking start-up: step until the frame is whole. */
+/* Blocking start-up: read and feed until MPA mode. */
 static int start_blocking(dw_sock *s)
 {
-    int rc;
-    while ((rc = start_step(s)) == DW_ERR_NEED_MORE)
-        if ((rc = read_more(s)))
-            return rc;
-    return rc;
+    while (!dw_conn_ready(s->c)) {
+        ssize_t r = dw_sock_recv(s);
+        if (r < 0)
+            return (int)r;
+    }
+    return 0;
 }
 
 static const char *what(int rc)
@@ -288,21 +201,22 @@ static const char *what(int rc)
     }
 }
 
-/* MPA mode at once (immediate start-up), or the negotiation begun. */
+/* The connection made: MPA mode at once (immediate start-up), or the
+ * negotiation begun (an initiator's request sent). */
 static int begin(dw_sock *s)
 {
-    const dw_sock_opts *o = &s->o;
-    if (o->startup == DW_SOCK_NEGOTIATE) {
-        s->starting = 1;
-        int rc = s->initiator ? send_request(s) : 0;
-        return !rc && !o->nonblocking ? start_blocking(s) : rc;
-    }
-    int mk = o->framing == DW_FRAMING_MPA && o->markers; /* IFT: none */
-    s->info.tx_markers = s->info.rx_markers = mk, s->info.crc = o->crc;
-    return make_mpa(s);
+    int rc = make_conn(s);
+    if (rc)
+        return rc;
+    sync_info(s);
+    dw_sk_read_emss(s);
+    rc = send_pending(s);
+    if (!rc && !dw_conn_ready(s->c) && !s->o.nonblocking)
+        rc = start_blocking(s);
+    return rc;
 }
 
-static int setup(dw_sock **ps, int fd, const dw_sock_opts *o, int initiator,
+static int setup(dw_sock **ps, int fd, const dw_sock_settings *o, int initiator,
                  int connecting, char *err, size_t errlen, dw_mpa_nego_reason *why)
 {
     *ps = NULL;
@@ -366,7 +280,7 @@ static struct addrinfo *resolve(const char *host, const char *port, int flags,
 
 /* The type of service and the local address o->local_addr (any port) of a
  * new socket to a. */
-static int prepare(int fd, const struct addrinfo *to, const dw_sock_opts *o)
+static int prepare(int fd, const struct addrinfo *to, const dw_sock_settings *o)
 {
     if (o->tos >= 0) {
         int v = o->tos;
@@ -393,7 +307,7 @@ static int prepare(int fd, const struct addrinfo *to, const dw_sock_opts *o)
 }
 
 /* A socket connecting (non-blocking: *connecting set) or connected to a. */
-static int open_to(const struct addrinfo *a, const dw_sock_opts *o, int *connecting)
+static int open_to(const struct addrinfo *a, const dw_sock_settings *o, int *connecting)
 {
     int nb = o->nonblocking ? SOCK_NONBLOCK : 0;
     int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | nb, a->ai_protocol);
@@ -409,7 +323,7 @@ static int open_to(const struct addrinfo *a, const dw_sock_opts *o, int *connect
 }
 
 static int connect_once(dw_sock **ps, const char *host, const char *port,
-                        const dw_sock_opts *o, char *err, size_t errlen,
+                        const dw_sock_settings *o, char *err, size_t errlen,
                         dw_mpa_nego_reason *why)
 {
     int flags = o->nonblocking ? AI_NUMERICHOST | AI_NUMERICSERV : 0;
@@ -428,14 +342,14 @@ static int connect_once(dw_sock **ps, const char *host, const char *port,
 /* A reject of a request with markers may be the peer's lack of markers
  * (siw: R set, M cleared): once more without them when allowed. */
 int dw_sock_connect(dw_sock **ps, const char *host, const char *port,
-                    const dw_sock_opts *o, char *err, size_t errlen)
+                    const dw_sock_settings *o, char *err, size_t errlen)
 {
     dw_mpa_nego_reason why = DW_MPA_NEGO_OK;
     int rc = connect_once(ps, host, port, o, err, errlen, &why);
     if (rc != DW_ERR_REJECTED || why != DW_MPA_NEGO_PEER_REJECTED || !o->markers ||
         !o->retry_no_markers || o->nonblocking)
         return rc;
-    dw_sock_opts o2 = *o;
+    dw_sock_settings o2 = *o;
     o2.markers = 0;
     rc = connect_once(ps, host, port, &o2, err, errlen, &why);
     if (!rc)
@@ -471,7 +385,7 @@ int dw_sock_listen(int *pfd, const char *host, const char *port, char *err,
     return 0;
 }
 
-int dw_sock_accept(dw_sock **ps, int lfd, const dw_sock_opts *o, char *err,
+int dw_sock_accept(dw_sock **ps, int lfd, const dw_sock_settings *o, char *err,
                    size_t errlen)
 {
     int fd;
@@ -491,90 +405,59 @@ int dw_sock_accept(dw_sock **ps, int lfd, const dw_sock_opts *o, char *err,
 /* Receiving                                                           */
 /* ------------------------------------------------------------------ */
 
-/* Immediate mode with markers: MPA's first four octets are a zero marker
- * (MPA 8.1); anything else means the peer is not in MPA mode. */
-static int check_first_marker(dw_sock *s, const uint8_t *p, size_t n)
-{
-    for (; s->zero_seen < 4 && n; s->zero_seen++, p++, n--)
-        if (*p)
-            return DW_ERR_ENABLEMENT;
-    return 0;
-}
-
-/* IFT in immediate mode: a first frame whose sizes or header CRC are
- * wrong means the peer is not speaking IFT (enablement error). */
-static int first_frame_bad(dw_sock *s)
-{
-    int code = dw_fr_rx_failed(s->rx);
-    return s->o.framing == DW_FRAMING_IFT && s->o.startup == DW_SOCK_IMMEDIATE &&
-           dw_fr_rx_delivered(s->rx) == 0 &&
-           (code == DW_IFT_ERR_SIZE || code == DW_IFT_ERR_HEADER_CRC);
-}
-
-/* Feeds n octets until done or the user asks to stop: octets consumed. */
-static ssize_t feed(dw_sock *s, const uint8_t *p, size_t n)
-{
-    size_t done = 0;
-    if (s->empty) /* nothing after a refused record */
-        return DW_ERR_PROTO;
-    if (s->o.startup == DW_SOCK_IMMEDIATE && s->info.rx_markers &&
-        check_first_marker(s, p, n))
-        return DW_ERR_ENABLEMENT;
-    s->stop = 0;
-    while (done < n && !s->stop) {
-        ssize_t r = dw_fr_rx_feed(s->rx, p + done, n - done);
-        if (r < 0)
-            return first_frame_bad(s) ? DW_ERR_ENABLEMENT : r;
-        if (s->empty)
-            return dw_fr_rx_delivered(s->rx) == 1 ? DW_ERR_ENABLEMENT : DW_ERR_PROTO;
-        done += (size_t)r;
-    }
-    return (ssize_t)done;
-}
-
-/* Feeds rbuf[at..at+n); what a stop leaves stays pending. */
+/* Feeds rbuf[at..at+n) to the connection; what a stop (or the start-up's
+ * end) leaves stays pending. The start-up's reply goes out either way. */
 static ssize_t feed_keep(dw_sock *s, size_t at, size_t n)
 {
-    ssize_t r = feed(s, s->rbuf + at, n);
+    int was_ready = dw_conn_ready(s->c);
+    ssize_t r = dw_conn_recv(s->c, s->rbuf + at, n);
+    int rc = send_pending(s);
+    if (!was_ready && (r >= 0 || r == DW_ERR_REJECTED))
+        sync_info(s);
+    if (!was_ready && dw_conn_ready(s->c))
+        dw_sk_read_emss(s);
     if (r < 0)
         return r;
+    if (rc)
+        return rc;
     s->pend_at = at + (size_t)r;
     s->pend_n = n - (size_t)r;
     return r ? r : 1; /* progress (a stopped empty feed cannot happen) */
 }
 
+/* The stream ended (or a blocking read timed out). */
 static ssize_t ended(dw_sock *s, dw_mpa_close_reason why)
 {
-    int rc = dw_fr_rx_close(s->rx, why); /* MPA 9 code 1 through on_error */
-    if (why == DW_MPA_CLOSE_TIMEOUT)
-        return DW_ERR_TIMEOUT;
-    return rc == 0 && why == DW_MPA_CLOSE_FIN ? DW_ERR_CLOSED : DW_ERR_PROTO;
+    return dw_conn_recv_end(s->c, why);
 }
 
-/* dw_sock_recv before MPA mode: read, step; what follows the peer's
- * frame is pending, fed by the next call. */
-static ssize_t recv_starting(dw_sock *s)
+/* A failed read: EAGAIN, a timeout, an end or an I/O error. */
+static ssize_t read_failed(dw_sock *s)
 {
-    size_t before = s->have;
-    int rc = read_more(s);
-    if (rc)
-        return rc;
-    rc = start_step(s);
-    if (rc && rc != DW_ERR_NEED_MORE)
-        return rc;
-    return (ssize_t)(s->have - before);
+    int starting = !dw_conn_ready(s->c);
+    if (errno == EAGAIN || errno == EWOULDBLOCK)
+        return fcntl(s->fd, F_GETFL) & O_NONBLOCK ? DW_ERR_AGAIN
+                                                  : ended(s, DW_MPA_CLOSE_TIMEOUT);
+    if (errno == ENOTCONN && s->connecting)
+        return DW_ERR_AGAIN;
+    if (starting)
+        return DW_ERR_IO; /* errno says why */
+    if (errno == ECONNRESET)
+        return ended(s, DW_MPA_CLOSE_RST);
+    int e = errno;
+    ended(s, DW_MPA_CLOSE_LOST);
+    errno = e;
+    return DW_ERR_IO;
 }
 
 int dw_sock_ready(const dw_sock *s)
 {
-    return !s->starting && !s->connecting;
+    return dw_conn_ready(s->c) && !s->connecting;
 }
 
 ssize_t dw_sock_recv(dw_sock *s)
 {
-    if (s->starting)
-        return recv_starting(s);
-    if (s->pend_n) /* octets that came with the start-up frame, or after a stop */
+    if (s->pend_n) /* octets after the start-up frame, or after a stop */
         return feed_keep(s, s->pend_at, s->pend_n);
     ssize_t n;
     do
@@ -584,19 +467,7 @@ ssize_t dw_sock_recv(dw_sock *s)
         ssize_t r = feed_keep(s, 0, (size_t)n);
         return r < 0 ? r : n;
     }
-    if (n == 0)
-        return ended(s, DW_MPA_CLOSE_FIN);
-    if (errno == EAGAIN || errno == EWOULDBLOCK)
-        return fcntl(s->fd, F_GETFL) & O_NONBLOCK ? DW_ERR_AGAIN
-                                                  : ended(s, DW_MPA_CLOSE_TIMEOUT);
-    if (errno == ENOTCONN && s->connecting)
-        return DW_ERR_AGAIN;
-    if (errno == ECONNRESET)
-        return ended(s, DW_MPA_CLOSE_RST);
-    int e = errno;
-    ended(s, DW_MPA_CLOSE_LOST);
-    errno = e;
-    return DW_ERR_IO;
+    return n == 0 ? ended(s, DW_MPA_CLOSE_FIN) : read_failed(s);
 }
 
 size_t dw_sock_pending(const dw_sock *s)
@@ -606,14 +477,13 @@ size_t dw_sock_pending(const dw_sock *s)
 
 int dw_sock_in_frame(const dw_sock *s)
 {
-    if (s->starting)
-        return s->have > 0;
-    return s->rx && dw_fr_rx_offset(s->rx) > s->frame_end;
+    return dw_conn_in_frame(s->c);
 }
 
 void dw_sock_get_info(dw_sock *s, dw_sock_info *info)
 {
     dw_sk_read_emss(s);
+    sync_info(s);
     *info = s->info;
 }
 
@@ -636,11 +506,8 @@ void dw_sock_close(dw_sock *s)
     if (!s)
         return;
     close(s->fd);
-    dw_fr_tx_del(s->tx);
-    dw_fr_rx_del(s->rx);
+    dw_conn_del(s->c);
     dw_sk_free_send(s);
     free(s->rbuf);
-    free(s->peer_frame);
-    free(s->asmb);
     free(s);
 }

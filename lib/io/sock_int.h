@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The socket adapter's state, shared by its two halves: mpa_sock.c (set-up,
- * start-up, receiving) and sock_send.c (sending, the output queue). */
+/* The socket adapter's state, shared by its parts: mpa_sock.c (set-up,
+ * reading), sock_send.c (writing, the output queue) and sock_stream.c (bulk
+ * writes). MPA itself (start-up, framing, receiving) is the dw_conn's. */
 #ifndef DW_IO_SOCK_INT_H
 #define DW_IO_SOCK_INT_H
 
+#include <ddpwire/conn.h>
 #include <ddpwire/mpa_sock.h>
 #include <ddpwire/outq.h>
 
@@ -14,28 +16,18 @@
 
 struct dw_sock {
     int fd;
-    dw_sock_opts o;
-    dw_sock_info info;
-    dw_fr_tx *tx;
-    dw_fr_rx *rx;
+    dw_sock_settings o;
+    dw_sock_info info;      /* the connection's, with EMSS and retried */
+    dw_conn *c;             /* start-up, framing, receiving: all of MPA */
     uint8_t *rbuf;          /* o.rbuf_size octets */
     size_t pend_at, pend_n; /* read but not fed yet: rbuf[pend_at..+pend_n) */
-    unsigned zero_seen;     /* immediate mode: octets of the first marker checked */
     unsigned sends;
-    int starting;           /* waiting for the peer's start-up frame */
     int connecting;         /* non-blocking connect in progress */
-    int empty;              /* the peer sent an empty MPA record */
     int initiator;
-    int stop;               /* the user's on_pdu asked dw_sock_recv to return */
     int shut_wanted;        /* non-blocking: FIN after the queue drains */
     int corked;             /* TCP_CORK set by dw_sock_send_stream */
     uint32_t ip_hdr;        /* 20 or 40 (dw_io_ip_hdr), 0 until known */
     uint8_t *flat;          /* dw_sock_send_stream with markers: FPDUs framed flat */
-    size_t have;            /* octets of the peer's start-up frame in rbuf */
-    uint64_t frame_end;     /* stream offset after the last delivered PDU */
-    uint8_t *peer_frame;    /* the peer's start-up frame (negotiated mode) */
-    uint8_t *asmb;          /* reassembly buffer, allocated when needed */
-    size_t asmb_cap;
     struct iovec *iov;      /* o.iov_max, allocated at the first send */
     struct mmsghdr *msgs;   /* blocking aligned mode, allocated when needed */
     size_t *msg_bytes;

@@ -44,12 +44,9 @@ size_t dw_sk_update_emss(dw_sock *s)
         if (v.path_mss >= 64 && v.path_mss < (uint32_t)mss)
             mss = (int)v.path_mss;
         s->info.emss = (uint32_t)mss;
+        dw_conn_set_emss(s->c, (uint32_t)mss); /* MPA 7.3.1: MULPDU follows EMSS */
     }
-    if (s->tx) {
-        if (mss > 0)
-            dw_fr_tx_set_emss(s->tx, (uint32_t)mss); /* MPA 7.3.1 follows EMSS */
-        s->info.mulpdu = (uint32_t)dw_fr_tx_max_pdu(s->tx);
-    }
+    s->info.mulpdu = (uint32_t)dw_conn_max_pdu(s->c);
     return v.room;
 }
 
@@ -197,7 +194,7 @@ static int sendv_blocking(dw_sock *s, const struct iovec *recs, size_t n, const 
         rc = dw_sk_want_msgs(s);
     for (size_t i = 0; !rc && i < n; i++) {
         maybe_reread_emss(s);
-        size_t hl = i ? 0 : hlen, need = dw_fr_tx_frame_len(s->tx, hl, recs[i].iov_len);
+        size_t hl = i ? 0 : hlen, need = dw_conn_frame_len(s->c, hl, recs[i].iov_len);
         int full = cnt + DW_FR_FRAME_IOV_MAX > s->o.iov_max || k == DW_SK_MSG_CAP ||
                    framed + need > dw_sk_scratch_window(s);
         /* packed: a group ends where the next FPDU would not fit (MPA 7.3) */
@@ -207,7 +204,7 @@ static int sendv_blocking(dw_sock *s, const struct iovec *recs, size_t n, const 
             cnt = group = framed = k = 0;
         }
         dw_fr_frame_info fi;
-        ssize_t f = dw_fr_tx_frame(s->tx, i ? NULL : hdr, hl, recs[i].iov_base,
+        ssize_t f = dw_conn_writev_iov(s->c, i ? NULL : hdr, hl, recs[i].iov_base,
                                    recs[i].iov_len, s->iov + cnt, s->o.iov_max - cnt, &fi);
         if (f < 0)
             return (int)f;
@@ -286,7 +283,7 @@ static size_t frames_len(const dw_sock *s, const struct iovec *recs, size_t n, s
 {
     size_t t = 0;
     for (size_t i = 0; i < n; i++)
-        t += dw_fr_tx_frame_len(s->tx, i ? 0 : hlen, recs[i].iov_len) + 4;
+        t += dw_conn_frame_len(s->c, i ? 0 : hlen, recs[i].iov_len) + 4;
     return t;
 }
 
@@ -304,7 +301,7 @@ static int sendv_nb(dw_sock *s, const struct iovec *recs, size_t n, const void *
     size_t k = 0, cnt = 0, group = 0;
     for (size_t i = 0; i < n; i++) {
         maybe_reread_emss(s);
-        size_t hl = i ? 0 : hlen, need = dw_fr_tx_frame_len(s->tx, hl, recs[i].iov_len);
+        size_t hl = i ? 0 : hlen, need = dw_conn_frame_len(s->c, hl, recs[i].iov_len);
         int full = k == SPANS || cnt + DW_FR_FRAME_IOV_MAX > s->o.iov_max ||
                    group + need > dw_sk_scratch_window(s) || !packed ||
                    group + need > s->info.emss;
@@ -314,7 +311,7 @@ static int sendv_nb(dw_sock *s, const struct iovec *recs, size_t n, const void *
             k = cnt = group = 0;
         }
         dw_fr_frame_info fi;
-        ssize_t f = dw_fr_tx_frame(s->tx, i ? NULL : hdr, hl, recs[i].iov_base,
+        ssize_t f = dw_conn_writev_iov(s->c, i ? NULL : hdr, hl, recs[i].iov_base,
                                    recs[i].iov_len, s->iov + cnt, s->o.iov_max - cnt, &fi);
         if (f < 0)
             return (int)f; /* checked before any change: nothing of it framed */
@@ -388,7 +385,7 @@ static int drain(dw_sock *s)
 
 int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n)
 {
-    if (s->starting || s->shut_wanted)
+    if (!dw_conn_ready(s->c) || s->shut_wanted)
         return DW_ERR_STATE;
     dw_sk_set_cork(s, 0); /* a record is sent now, not held */
     return s->o.nonblocking ? sendv_nb(s, recs, n, NULL, 0)
@@ -404,7 +401,7 @@ int dw_sock_send(dw_sock *s, const void *rec, size_t len)
 int dw_sock_send_pdu(dw_sock *s, const void *hdr, size_t hlen, const void *payload,
                      size_t plen)
 {
-    if (s->starting || s->shut_wanted)
+    if (!dw_conn_ready(s->c) || s->shut_wanted)
         return DW_ERR_STATE;
     dw_sk_set_cork(s, 0);
     struct iovec one = {(void *)payload, plen};

@@ -49,18 +49,18 @@ static ssize_t stream_frame(dw_sock *s, const uint8_t *p, size_t n, int more, si
     if (flat)
         win = FLAT_CAP;
     while (at < n && octets < STREAM_BATCH && (!nmsg || k < DW_SK_MSG_CAP)) {
-        size_t rec = dw_fr_tx_fill_len(s->tx);
+        size_t rec = dw_conn_fill_len(s->c);
         if (n - at < rec && more)
             break;
         rec = n - at < rec ? n - at : rec;
-        size_t flen = dw_fr_tx_frame_len(s->tx, 0, rec);
+        size_t flen = dw_conn_frame_len(s->c, 0, rec);
         if (c + 2 * (flen / DW_MPA_MARKER_INTERVAL + 2) + 4 > s->o.iov_max ||
             (octets && octets + flen > win) || (octets && !nmsg && octets + flen > cap))
             break;
         dw_fr_frame_info fi;
         ssize_t f;
         if (flat) {
-            f = dw_fr_tx_frame_into(s->tx, NULL, 0, p + at, rec, s->flat + octets,
+            f = dw_conn_write_into(s->c, NULL, 0, p + at, rec, s->flat + octets,
                                     FLAT_CAP - octets, &fi);
             if (f >= 0) {
                 if (!nmsg && c)
@@ -71,7 +71,7 @@ static ssize_t stream_frame(dw_sock *s, const uint8_t *p, size_t n, int more, si
                 fi.iovcnt = 1;
             }
         } else {
-            f = dw_fr_tx_frame(s->tx, NULL, 0, p + at, rec, s->iov + c, s->o.iov_max - c, &fi);
+            f = dw_conn_writev_iov(s->c, NULL, 0, p + at, rec, s->iov + c, s->o.iov_max - c, &fi);
         }
         if (f < 0)
             return f;
@@ -95,7 +95,7 @@ static ssize_t stream_frame(dw_sock *s, const uint8_t *p, size_t n, int more, si
  * and non-blocking sockets. 0: none (more, and less than a fill left). */
 static ssize_t stream_one(dw_sock *s, const uint8_t *p, size_t n, int more, size_t *nrec)
 {
-    size_t rec = dw_fr_tx_fill_len(s->tx);
+    size_t rec = dw_conn_fill_len(s->c);
     if (n < rec && more)
         return 0;
     struct iovec v = {(void *)p, n < rec ? n : rec};
@@ -109,8 +109,8 @@ static ssize_t stream_one(dw_sock *s, const uint8_t *p, size_t n, int more, size
 /* Whether FPDUs of the fill size are exactly EMSS octets here. */
 static int fills_exactly(dw_sock *s)
 {
-    size_t fill = dw_fr_tx_fill_len(s->tx);
-    return s->info.emss % 4 == 0 && dw_fr_tx_frame_len(s->tx, 0, fill) == s->info.emss;
+    size_t fill = dw_conn_fill_len(s->c);
+    return s->info.emss % 4 == 0 && dw_conn_frame_len(s->c, 0, fill) == s->info.emss;
 }
 
 /* Non-blocking: fill-size records while the socket (and its queue) takes
@@ -133,7 +133,7 @@ ssize_t dw_sock_send_stream(dw_sock *s, const void *buf, size_t len, int more, s
 {
     const uint8_t *p = buf;
     size_t at = 0, k = 0;
-    if (s->starting || s->shut_wanted)
+    if (!dw_conn_ready(s->c) || s->shut_wanted)
         return DW_ERR_STATE;
     if (s->o.nonblocking) {
         ssize_t r = stream_nb(s, p, len, more, &k);
@@ -150,7 +150,7 @@ ssize_t dw_sock_send_stream(dw_sock *s, const void *buf, size_t len, int more, s
     if (rc)
         return rc;
     while (at < len) {
-        if (more && len - at < dw_fr_tx_fill_len(s->tx))
+        if (more && len - at < dw_conn_fill_len(s->c))
             break; /* less than a record: the caller gives it again */
         /* MPA 7.3.1: each write follows the path MTU */
         size_t room = dw_sk_update_emss(s);
@@ -195,5 +195,5 @@ ssize_t dw_sock_send_stream(dw_sock *s, const void *buf, size_t len, int more, s
 
 size_t dw_sock_fill_len(dw_sock *s)
 {
-    return s->starting || !s->tx ? 0 : dw_fr_tx_fill_len(s->tx);
+    return dw_conn_fill_len(s->c);
 }

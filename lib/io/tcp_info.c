@@ -9,8 +9,6 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
-#include <ddpwire/mpa_sock.h>
-
 #include "io/tcp_info.h"
 
 uint32_t dw_io_ip_hdr(int fd)
@@ -48,22 +46,4 @@ void dw_io_send_view_get(int fd, uint32_t ip_hdr, dw_io_send_view *v)
         return;
     uint32_t hdr = ip_hdr + 20 + (ti.tcpi_options & TCPI_OPT_TIMESTAMPS ? 12 : 0);
     v->path_mss = mtu > 0 && (uint32_t)mtu > hdr ? (uint32_t)mtu - hdr : 0;
-}
-
-int dw_tcp_stats_get(int fd, dw_tcp_stats *st)
-{
-    struct tcp_info ti = {0};
-    socklen_t l = sizeof ti;
-    *st = (dw_tcp_stats){0};
-    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l) != 0)
-        return DW_ERR_IO;
-    st->total_retrans = ti.tcpi_total_retrans;
-    st->rtt_us = ti.tcpi_rtt;
-    st->snd_mss = ti.tcpi_snd_mss;
-    st->snd_cwnd = ti.tcpi_snd_cwnd;
-    if (l >= offsetof(struct tcp_info, tcpi_bytes_acked) + sizeof ti.tcpi_bytes_acked)
-        st->bytes_acked = ti.tcpi_bytes_acked;
-    if (l >= offsetof(struct tcp_info, tcpi_bytes_retrans) + sizeof ti.tcpi_bytes_retrans)
-        st->bytes_retrans = ti.tcpi_bytes_retrans;
-    return 0;
 }

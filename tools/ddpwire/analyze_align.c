@@ -207,9 +207,9 @@ static int on_pdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *
     return 0;
 }
 
-static void sock_opts(dw_sock_opts *so, rxstate *st)
+static void sock_opts(dw_sock_settings *so, rxstate *st)
 {
-    dw_sock_opts_default(so);
+    dw_sock_settings_default(so);
     so->startup = DW_SOCK_IMMEDIATE;
     so->markers = so->crc = 1;
     so->seg_mode = DW_MPA_SEG_PACKED;
@@ -376,7 +376,7 @@ static int serve(const acase *c, ares *r, const an_ctx *x)
     rxstate st = {r, 0};
     char port[8], err[256];
     int lfd, rc = 0;
-    dw_sock_opts so;
+    dw_sock_settings so;
     dw_sock *s;
     sock_opts(&so, &st);
     snprintf(port, sizeof port, "%u", x->port);
@@ -425,7 +425,7 @@ static int mpa_client(const acase *c, const an_ctx *x, ares *r)
     char port[8], err[256];
     ares back = {0};
     rxstate st = {&back, 0};
-    dw_sock_opts so;
+    dw_sock_settings so;
     dw_sock *s;
     sock_opts(&so, &st);
     snprintf(port, sizeof port, "%u", x->port);

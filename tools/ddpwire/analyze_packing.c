@@ -148,9 +148,9 @@ static int on_pdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *
     return 0;
 }
 
-static void sock_opts(dw_sock_opts *so, dw_mpa_seg_mode mode, pres *r)
+static void sock_opts(dw_sock_settings *so, dw_mpa_seg_mode mode, pres *r)
 {
-    dw_sock_opts_default(so);
+    dw_sock_settings_default(so);
     so->startup = DW_SOCK_IMMEDIATE;
     so->markers = 1;
     so->crc = 1;
@@ -172,7 +172,7 @@ static int server(void *arg, void *res, const an_ctx *c)
     pres *r = res;
     char port[8], err[256];
     int lfd, mss = (int)pc->mss;
-    dw_sock_opts so;
+    dw_sock_settings so;
     dw_sock *s;
     sock_opts(&so, pc->mode, r);
     snprintf(port, sizeof port, "%u", c->port);
@@ -200,7 +200,7 @@ static int client(void *arg, void *res, const an_ctx *c)
     const pcase *pc = arg;
     pres *r = res, back = {0};
     char port[8], err[256];
-    dw_sock_opts so;
+    dw_sock_settings so;
     dw_sock *s;
     size_t n_rec = (size_t)pc->count;
     size_t ulen = pc->ulen;

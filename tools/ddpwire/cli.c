@@ -320,6 +320,15 @@ static int startup(void *out, const char *name, const char *v)
     return k < 0 ? -1 : 0;
 }
 
+/* --mpa-rev: 1 (RFC 5044) or 2 (RFC 6581, the enhanced set-up). */
+static int mpa_rev(void *out, const char *name, const char *v)
+{
+    int k = one_of(name, v, "1", "2");
+    if (k >= 0)
+        *(uint8_t *)out = (uint8_t)(k + 1);
+    return k < 0 ? -1 : 0;
+}
+
 static int framing(void *out, const char *name, const char *v)
 {
     if (dw_framing_parse(v, out))
@@ -327,7 +336,7 @@ static int framing(void *out, const char *name, const char *v)
     return 0;
 }
 
-int cli_sock_valid(const char *prog, const dw_sock_opts *o)
+int cli_sock_valid(const char *prog, const dw_sock_settings *o)
 {
     if (o->framing == DW_FRAMING_IFT && o->startup == DW_SOCK_NEGOTIATE) {
         fprintf(stderr, "%s: --framing ift has no negotiated start-up (use --startup "
@@ -339,7 +348,7 @@ int cli_sock_valid(const char *prog, const dw_sock_opts *o)
 
 int cli_sock_option(void *sock_opts, int argc, char **argv, int *i)
 {
-    dw_sock_opts *o = sock_opts;
+    dw_sock_settings *o = sock_opts;
     const cli_opt t[] = {
         CLI_SET("--no-markers", &o->markers, 0),
         CLI_ONOFF("--markers", &o->markers),
@@ -347,6 +356,7 @@ int cli_sock_option(void *sock_opts, int argc, char **argv, int *i)
         CLI_ONOFF("--crc", &o->crc),
         CLI_FN("--startup", &o->startup, startup),
         CLI_FN("--framing", &o->framing, framing),
+        CLI_FN("--mpa-rev", &o->rev, mpa_rev),
         CLI_INT("--timeout", &o->timeout_ms, 0, 3600000),
     };
     if (!strcmp(argv[*i], "--pack")) {

@@ -114,14 +114,14 @@ void cli_mpa_rx_settings(const cli_mpa_opts *o, dw_mpa_rx_settings *rs);
 int cli_mpa_option(void *mpa_opts, int argc, char **argv, int *i);
 
 /* A cli_more_fn for the socket options shared by demo, listen, send and load
- * (sock_opts: a dw_sock_opts): --framing mpa|ift, --startup
+ * (sock_opts: a dw_sock_settings): --framing mpa|ift, --startup
  * immediate|negotiate, --markers/--crc [on|off] (--no-markers, --no-crc),
  * --pack, --timeout MS. */
 int cli_sock_option(void *sock_opts, int argc, char **argv, int *i);
 
 /* The socket options' combinations: CLI_GO, or 2 after saying why. */
-struct dw_sock_opts;
-int cli_sock_valid(const char *prog, const struct dw_sock_opts *o);
+struct dw_sock_settings;
+int cli_sock_valid(const char *prog, const struct dw_sock_settings *o);
 
 /* The address of listen, send and load. */
 typedef struct cli_where {

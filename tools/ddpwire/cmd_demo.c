@@ -65,7 +65,7 @@ typedef struct server {
     plan p;
     uint64_t s;   /* the receiver's copy of the sequence */
     int lfd;
-    dw_sock_opts o;
+    dw_sock_settings o;
     uint64_t records, bytes, bad, crc_errors, mpa_errors;
     int rc;
     ssize_t end;
@@ -149,11 +149,11 @@ int cmd_demo(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--offline"))
             return demo_offline(argc, argv);
-    dw_sock_opts o;
+    dw_sock_settings o;
     uint64_t total = 512u << 20;
     static server v; /* large counters, shared with the thread */
     plan p = {1, 0, 0, NULL};
-    dw_sock_opts_default(&o);
+    dw_sock_settings_default(&o);
     const cli_opt opt[] = {
         CLI_U64("--bytes", &total, 1, 1ull << 40),
         CLI_U64("--record-size", &p.fixed, 1, DW_MPA_ULPDU_MAX),
@@ -185,7 +185,7 @@ int cmd_demo(int argc, char **argv)
     snprintf(port, sizeof port, "%u", ntohs(a.sin_port));
 
     dw_sock *c;
-    dw_sock_opts co = o;
+    dw_sock_settings co = o;
     co.cb = (dw_fr_rx_callbacks){on_ulpdu, NULL, NULL}; /* nothing comes back */
     v.o = o;
     v.o.cb = (dw_fr_rx_callbacks){on_ulpdu, on_error, NULL};

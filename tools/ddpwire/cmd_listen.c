@@ -22,7 +22,7 @@
 static void help(void)
 {
     printf("usage: ddpwire listen [ADDR:]PORT [--records] [--keep-open] [--echo]\n"
-           "                      [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers] [--no-crc]\n"
+           "                      [--framing mpa|ift] [--startup immediate|negotiate] [--mpa-rev 1|2] [--no-markers] [--no-crc]\n"
            "                      [--pack] [--timeout MS] [-q|--quiet] [-v|--verbose]\n"
            "       ddpwire listen [ADDR:]PORT --keep-open [--echo] [--max-conns N] [--out-limit N]\n"
            "                      [--startup-timeout MS] [--frame-timeout MS] [--idle-timeout MS]\n"
@@ -141,7 +141,7 @@ static ssize_t read_all(dw_sock *s, ctx *c, uint64_t *octets, int *e)
 }
 
 /* Why the connection failed, in one line. */
-static void report(dw_sock *s, const dw_sock_opts *o, const ctx *c, ssize_t r, uint64_t octets,
+static void report(dw_sock *s, const dw_sock_settings *o, const ctx *c, ssize_t r, uint64_t octets,
                    int e)
 {
     const char *f = o->framing == DW_FRAMING_IFT ? "IFT" : "MPA", *tag = cli_errtag((int)r);
@@ -187,7 +187,7 @@ static void report(dw_sock *s, const dw_sock_opts *o, const ctx *c, ssize_t r, u
 }
 
 /* One connection: 0 when it ended cleanly. */
-static int serve(int lfd, dw_sock_opts *o, ctx *c, const char *where, int quiet)
+static int serve(int lfd, dw_sock_settings *o, ctx *c, const char *where, int quiet)
 {
     char err[256];
     dw_sock *s;
@@ -258,7 +258,7 @@ typedef struct keep_args {
     int startup_given, frame_given;
 } keep_args;
 
-static int keep_open(int lfd, dw_sock_opts *o, keep_args *k, int given_ms)
+static int keep_open(int lfd, dw_sock_settings *o, keep_args *k, int given_ms)
 {
     if (given_ms >= 0) { /* --timeout: the start-up and frame deadlines */
         k->so.startup_ms = k->startup_given ? k->so.startup_ms : given_ms;
@@ -274,7 +274,7 @@ static int keep_open(int lfd, dw_sock_opts *o, keep_args *k, int given_ms)
 }
 
 typedef struct listen_args {
-    dw_sock_opts o;
+    dw_sock_settings o;
     keep_args k;
     int keep, records, echo, reuse, quiet, nc_listen;
     const char *pos[2], *port; /* [ADDR:]PORT, ADDR PORT; -p PORT */
@@ -310,7 +310,7 @@ static int parse(int argc, char **argv, listen_args *a, cli_where *w)
         CLI_ARG(&a->pos[1]),
     };
     int startup0 = k->so.startup_ms, frame0 = k->so.frame_ms;
-    dw_sock_opts_default(&a->o);
+    dw_sock_settings_default(&a->o);
     a->o.timeout_ms = -1; /* not given */
     int r = cli_parse(argc, argv, "ddpwire listen", help, t, CLI_N(t), cli_sock_option, &a->o);
     if (r != CLI_GO)
@@ -350,7 +350,7 @@ int cmd_listen(int argc, char **argv)
         return r;
     if ((r = open_listener(&lfd, &a, &w)))
         return r;
-    dw_sock_opts o = a.o;
+    dw_sock_settings o = a.o;
     int given = o.timeout_ms >= 0;
     if (a.keep) {
         a.k.so.echo = a.echo, a.k.so.records = a.records, a.k.so.quiet = a.quiet;

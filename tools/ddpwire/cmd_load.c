@@ -254,7 +254,7 @@ typedef struct load_args {
 } load_args;
 
 /* Opens connection i (at most window connecting at once): 0 or a DW_ERR_*. */
-static int open_one(lconn *c, const char *host, const char *port, dw_sock_opts *o,
+static int open_one(lconn *c, const char *host, const char *port, dw_sock_settings *o,
                     const load_args *a, lrun *run, char *err, size_t errlen)
 {
     char src[INET_ADDRSTRLEN];
@@ -295,12 +295,12 @@ static void start_sending(lconn *cs, size_t n)
 
 int cmd_load(int argc, char **argv)
 {
-    dw_sock_opts o;
+    dw_sock_settings o;
     load_args a = {1000, 0, 0, 1000, "127.0.0.1"};
     lrun run = {5, 100, 0, 0, 0, 0, 0, -1, NULL};
     const char *pos[2] = {NULL, NULL};
     cli_where w;
-    dw_sock_opts_default(&o);
+    dw_sock_settings_default(&o);
     const cli_opt t[] = {
         CLI_U64("--connections", &a.n, 1, 10000000),
         CLI_U64("--records", &run.m, 1, 1000000),

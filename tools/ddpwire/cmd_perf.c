@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "tcp_stats.h"
 
 #define BATCH (256u << 10) /* octets per send call (and per read) */
 
@@ -48,7 +49,7 @@ typedef struct perf {
     const char *where;
     uint32_t secs, ival;
     uint64_t rec_size; /* 0: the exact fill (dw_sock_send_stream) */
-    dw_sock_opts o;
+    dw_sock_settings o;
     /* server counters */
     uint64_t rx_octets, rx_recs;
     int failed;
@@ -222,7 +223,7 @@ typedef struct tally {
 } tally;
 
 static void client_line(const perf *p, const char *type, tally a, tally b, cpu c,
-                        const dw_tcp_stats *st, uint32_t emss)
+                        const cli_tcp_stats *st, uint32_t emss)
 {
     double secs = b.t - a.t, gbps = secs > 0 ? (double)(b.octets - a.octets) * 8 / secs / 1e9 : 0;
     int total = !strcmp(type, "total");
@@ -278,7 +279,7 @@ static int run_client(perf *p, const char *host, const char *port)
         dw_sock_get_info(s, &info);
         emss = info.emss;
     }
-    dw_tcp_stats st;
+    cli_tcp_stats st;
     cpu c0 = cpu_now();
     tally start = {0, 0, 0, 0}, last, cur;
     double t0 = cli_now(), end = t0 + p->secs;
@@ -306,7 +307,7 @@ static int run_client(perf *p, const char *host, const char *port)
         }
         cur.t = cli_now() - t0;
         if (p->ival && cur.t - last.t >= p->ival && cli_now() < end) {
-            dw_tcp_stats_get(fd, &st);
+            cli_tcp_stats_get(fd, &st);
             cur.retrans = st.total_retrans;
             client_line(p, "interval", last, cur, (cpu){0, 0, 0}, &st, emss);
             last = cur;
@@ -328,7 +329,7 @@ static int run_client(perf *p, const char *host, const char *port)
     }
     cur.t = cli_now() - t0;
     cpu c1 = cpu_now();
-    dw_tcp_stats_get(fd, &st);
+    cli_tcp_stats_get(fd, &st);
     cur.retrans = st.total_retrans;
     if (rc)
         fprintf(stderr, "ddpwire perf: %s (%s)\n", dw_err_name(rc), strerror(errno));
@@ -347,7 +348,7 @@ int cmd_perf(int argc, char **argv)
     static perf p;
     const char *client = NULL;
     p.secs = 10, p.ival = 1;
-    dw_sock_opts_default(&p.o);
+    dw_sock_settings_default(&p.o);
     const cli_opt t[] = {
         CLI_FLAG("-s", &p.server),
         CLI_FLAG("--server", &p.server),

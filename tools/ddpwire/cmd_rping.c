@@ -26,7 +26,7 @@ typedef struct rp {
     int server, verbose, validate, persistent, quiet;
     uint64_t count, size, delay_ms;
     char host[256], port[32];
-    dw_sock_opts o;
+    dw_sock_settings o;
     /* one connection */
     dw_sock *s;
     dw_qp *qp;
@@ -348,7 +348,7 @@ static int host(void *out, const char *name, const char *v)
 
 static int p2p(void *out, const char *name, const char *v)
 {
-    dw_sock_opts *o = out;
+    dw_sock_settings *o = out;
     (void)name;
     if (p2p_kind(v, &o->rtr))
         return -1;
@@ -409,7 +409,7 @@ int cmd_rping(int argc, char **argv)
     memset(&r, 0, sizeof r);
     r.server = -1;
     r.size = 64;
-    dw_sock_opts_default(&r.o);
+    dw_sock_settings_default(&r.o);
     r.o.startup = DW_SOCK_NEGOTIATE;
     r.o.markers = 0;
     r.o.allow_markers = 0; /* as siw: markers are refused */

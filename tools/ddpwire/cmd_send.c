@@ -19,7 +19,7 @@
 static void help(void)
 {
     printf("usage: ddpwire send HOST:PORT [FILE|-] [--record-size N] [--records-out FILE]\n"
-           "                    [--framing mpa|ift] [--startup immediate|negotiate] [--no-markers] [--no-crc]\n"
+           "                    [--framing mpa|ift] [--startup immediate|negotiate] [--mpa-rev 1|2] [--no-markers] [--no-crc]\n"
            "                    [--pack] [--timeout MS] [-s|--source ADDR] [-q|--quiet] [-v|--verbose]\n"
            "       ddpwire send HOST PORT [FILE|-] ...\n"
            "Connects to an MPA listener and sends the input, then closes and waits for\n"
@@ -139,7 +139,7 @@ static const char *why(int rc, int e)
 
 /* One line naming the first real cause: an enablement error, the peer's
  * protocol error, our send's failure, then how the stream ended. */
-static void report(const sctx *c, const dw_sock_opts *o, int sent_rc, int se, int rx_rc, int re)
+static void report(const sctx *c, const dw_sock_settings *o, int sent_rc, int se, int rx_rc, int re)
 {
     const char *hint = " (did the listener refuse? both ends need the same --startup)";
     const char *at = c->show, *fr = o->framing == DW_FRAMING_IFT ? "IFT" : "MPA";
@@ -256,7 +256,7 @@ typedef struct send_args {
     const char *recs, *source;
     uint64_t rs;
     int quiet;
-    dw_sock_opts o;
+    dw_sock_settings o;
 } send_args;
 
 /* The arguments: CLI_GO, or the exit status. */
@@ -275,7 +275,7 @@ static int parse(int argc, char **argv, send_args *g, cli_where *w, const char *
         CLI_ARG(&g->pos[1]),
         CLI_ARG(&g->pos[2]),
     };
-    dw_sock_opts_default(&g->o);
+    dw_sock_settings_default(&g->o);
     int r = cli_parse(argc, argv, "ddpwire send", help, t, CLI_N(t), cli_sock_option, &g->o);
     if (r != CLI_GO)
         return r;
@@ -289,7 +289,7 @@ static int parse(int argc, char **argv, send_args *g, cli_where *w, const char *
 }
 
 /* The success line: what was sent, in how long, at what rate. */
-static void summary(const sctx *c, const dw_sock_opts *o, const dw_sock_info *info,
+static void summary(const sctx *c, const dw_sock_settings *o, const dw_sock_info *info,
                     uint64_t total, size_t rec, double secs)
 {
     char rate[64], how[64];
@@ -314,7 +314,7 @@ int cmd_send(int argc, char **argv)
     int r = parse(argc, argv, &g, &w, &file);
     if (r != CLI_GO)
         return r;
-    dw_sock_opts o = g.o;
+    dw_sock_settings o = g.o;
     char err[256];
     sctx c = {.out = -1, .show = w.show, .in_name = file, .out_name = g.recs};
     if (g.recs && !strcmp(g.recs, "-"))

@@ -56,7 +56,7 @@ typedef struct conn {
 
 typedef struct server {
     srv_opts so;
-    dw_sock_opts base;
+    dw_sock_settings base;
     int ep, lfd, accepting;
     int64_t accept_resume;    /* after running out of descriptors */
     conn *all, *run, *grave;
@@ -342,7 +342,7 @@ static void accept_some(server *v, int64_t t)
 {
     for (int k = 0; k < 256 && v->open < v->so.max_conns; k++) {
         conn *c = calloc(1, sizeof *c);
-        dw_sock_opts o = v->base;
+        dw_sock_settings o = v->base;
         if (!c)
             return;
         c->v = v;
@@ -420,7 +420,7 @@ static void raise_fd_limit(void)
     }
 }
 
-int serve_many(int lfd, const dw_sock_opts *base, const srv_opts *so)
+int serve_many(int lfd, const dw_sock_settings *base, const srv_opts *so)
 {
     static server v;
     v.so = *so, v.base = *base, v.lfd = lfd;

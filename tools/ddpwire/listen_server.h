@@ -20,6 +20,6 @@ typedef struct srv_opts {
 
 /* Serves connections on the listening lfd until SIGINT or SIGTERM, then
  * prints a summary; returns the exit status. */
-int serve_many(int lfd, const dw_sock_opts *base, const srv_opts *so);
+int serve_many(int lfd, const dw_sock_settings *base, const srv_opts *so);
 
 #endif

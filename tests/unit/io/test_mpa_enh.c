@@ -253,8 +253,8 @@ static void *serve(void *p)
             close(fd);
             continue;
         }
-        dw_sock_opts o;
-        dw_sock_opts_default(&o);
+        dw_sock_settings o;
+        dw_sock_settings_default(&o);
         o.startup = DW_SOCK_NEGOTIATE;
         o.markers = 0;
         o.allow_markers = s->allow_markers;
@@ -284,8 +284,8 @@ static int client(int n_srv, int silent, int retry, char *err, size_t errlen, dw
     srv s = {listen_any(port), n_srv, 0, silent, {0, 0}};
     pthread_t t;
     pthread_create(&t, NULL, serve, &s);
-    dw_sock_opts o;
-    dw_sock_opts_default(&o);
+    dw_sock_settings o;
+    dw_sock_settings_default(&o);
     o.startup = DW_SOCK_NEGOTIATE;
     o.markers = 1;
     o.rev = 2;

@@ -25,7 +25,7 @@
 static uint8_t pool[1 << 20];
 
 typedef struct side {
-    dw_sock_opts o;
+    dw_sock_settings o;
     int lfd;            /* server: listening socket */
     int rc;             /* accept/connect result */
     size_t got, bad;    /* records received, mismatched */
@@ -78,9 +78,9 @@ static void *server(void *p)
 }
 
 
-static void opts(dw_sock_opts *o, side *s, int nego, int markers, int pack)
+static void opts(dw_sock_settings *o, side *s, int nego, int markers, int pack)
 {
-    dw_sock_opts_default(o);
+    dw_sock_settings_default(o);
     o->startup = nego ? DW_SOCK_NEGOTIATE : DW_SOCK_IMMEDIATE;
     o->markers = markers;
     o->seg_mode = pack ? DW_MPA_SEG_PACKED : DW_MPA_SEG_ALIGNED;

@@ -29,7 +29,7 @@
 static uint8_t pool[1 << 17];
 
 typedef struct peer {
-    dw_sock_opts o;
+    dw_sock_settings o;
     int lfd;
     size_t got, bad;
     int pause_each;     /* on_pdu asks dw_sock_recv to return */
@@ -54,9 +54,9 @@ static int on_pdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *
     return p->pause_each;
 }
 
-static void opts(dw_sock_opts *o, peer *p, int nego, int pack)
+static void opts(dw_sock_settings *o, peer *p, int nego, int pack)
 {
-    dw_sock_opts_default(o);
+    dw_sock_settings_default(o);
     o->nonblocking = 1;
     o->startup = nego ? DW_SOCK_NEGOTIATE : DW_SOCK_IMMEDIATE;
     o->seg_mode = pack ? DW_MPA_SEG_PACKED : DW_MPA_SEG_ALIGNED;
@@ -311,7 +311,7 @@ static void test_small_memory(void)
         memset(&cli, 0, sizeof cli);
         opts(&srv.o, &srv, 1, 0);
         opts(&cli.o, &cli, 1, 0);
-        dw_sock_opts *o[2] = {&srv.o, &cli.o};
+        dw_sock_settings *o[2] = {&srv.o, &cli.o};
         for (int k = 0; k < 2; k++) {
             o[k]->rbuf_size = 1024;
             o[k]->iov_max = 1;
