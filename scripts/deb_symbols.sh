@@ -40,10 +40,16 @@ ref=()
 [ -f "$OUT" ] && ref=(-I"$OUT")
 dpkg-gensymbols -p"$PKG" -P"$stage" -v"$VERSION" "${ref[@]}" -e"$stage/usr/lib/$MA/$(basename "$lib")" \
   -O"$stage/new.symbols" -c0 > "$stage/diff" 2>&1 || true
-# gone symbols out; the -dev package named for dpkg-shlibdeps (Build-Depends-Package)
-grep -v '^ #MISSING: ' "$stage/new.symbols" |
-  awk -v dev="libddpwire-dev" 'NR == 1 { print; print "* Build-Depends-Package: " dev; next }
-    /^\* Build-Depends-Package:/ { next } { print }' > "$stage/out.symbols"
+# only what the library exports now (gone symbols out, also those that
+# dpkg-gensymbols keeps from the old file); the -dev package named for
+# dpkg-shlibdeps (Build-Depends-Package)
+nm -D --defined-only "$lib" | awk '{ print $NF }' > "$stage/exported"
+awk -v dev="libddpwire-dev" 'FILENAME != ARGV[ARGC - 1] { have[$1] = 1; next }
+    FNR == 1 { print; print "* Build-Depends-Package: " dev; next }
+    /^\* Build-Depends-Package:/ || /^ #MISSING: / { next }
+    /^ [^ ]+@[^ ]+ / { sym = $1; sub(/@.*/, "", sym)
+      v = $1; sub(/^[^@]*@/, "", v); if (!have[sym "@@" v] && !have[sym "@" v] && !(sym == v && have[sym])) next }
+    { print }' "$stage/exported" "$stage/new.symbols" > "$stage/out.symbols"
 n=$(grep -c '^ dw_' "$stage/out.symbols")
 [ "$n" -gt 100 ] || { echo "deb_symbols: only $n symbols in $lib?" >&2; exit 1; }
 if [ -f "$OUT" ] && cmp -s "$stage/out.symbols" "$OUT"; then
