@@ -11,7 +11,11 @@
 #                                 figures and the report rendered); qemu, debootstrap, cpio,
 #                                 kmod, xz-utils and kernel headers for the siw guest;
 #                                 Wireshark's development files, wireshark, Xvfb,
-#                                 xdotool and ImageMagick for the plugin and its tests
+#                                 xdotool and ImageMagick for the plugin and its tests;
+#                                 abigail-tools (the ABI check, scripts/abi.sh)
+#   scripts/deps.sh deb           building and trying the Debian packages
+#                                 (scripts/deb_test.sh): build's, debhelper,
+#                                 dpkg-dev, lintian, debootstrap
 #   scripts/deps.sh --list SET    prints the packages of SET
 set -euo pipefail
 # shellcheck source=scripts/lib_apt.sh
@@ -21,12 +25,14 @@ CHECK=("${BUILD[@]}" tshark tcpdump ethtool nftables curl netcat-openbsd openssl
        liburing-dev
        chromium libxml2-utils
        qemu-system-x86 debootstrap cpio kmod xz-utils linux-headers-amd64
-       libwireshark-dev libglib2.0-dev wireshark xvfb xdotool imagemagick)
+       libwireshark-dev libglib2.0-dev wireshark xvfb xdotool imagemagick abigail-tools)
+DEB=("${BUILD[@]}" debhelper dpkg-dev lintian debootstrap)
 list=0
 [ "${1:-}" = --list ] && { list=1; shift; }
 case ${1:-} in
   build) set -- "${BUILD[@]}" ;;
   check) set -- "${CHECK[@]}" ;;
+  deb) set -- "${DEB[@]}" ;;
   *) awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0" >&2; exit 2 ;;
 esac
 [ $list = 1 ] && { echo "$@"; exit 0; }

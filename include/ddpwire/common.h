@@ -53,7 +53,7 @@ extern "C" {
  * project(VERSION) (generated into the build tree, installed beside this). */
 #include <ddpwire/version.h>
 
-/** Returns the linked library's version string, e.g. "0.1.0". */
+/** Returns the linked library's version string, e.g. "1.0.0". */
 DW_EXTERN const char *dw_version(void);
 
 /*

@@ -5,7 +5,8 @@
 #     end, one extern "C" block holds every declaration (a header broken
 #     that way hides its declarations from the scan below);
 #  1. the shared library exports exactly what include/ddpwire/*.h declares
-#     (every declaration with DW_EXTERN, every export declared);
+#     (every declaration with DW_EXTERN, every export declared), each with a
+#     symbol version of lib/ddpwire.map;
 #  2. every global symbol of the library's objects has the dw_ prefix;
 #  3. the core's objects (everything but lib/io/) call no socket, file,
 #     poll, clock or printing function: only what this allowlist names.
@@ -31,7 +32,12 @@ else ok; fi
 python3 "$src/scripts/api_decls.py" check "$src"/include/ddpwire/*.h > "$T/undecorated"
 if [ -s "$T/undecorated" ]; then bad "headers unbalanced or declarations without DW_EXTERN: $(cat "$T/undecorated")"; else ok; fi
 python3 "$src/scripts/api_decls.py" list "$src"/include/ddpwire/*.h | sort -u > "$T/declared"
-nm -D --defined-only --format=just-symbols "$so" | sort -u > "$T/exported"
+# (the version script's node, DDPWIRE_x.y, is an absolute symbol, not an export;
+# each export is NAME@@DDPWIRE_x.y: lib/ddpwire.map, docs/ABI.md)
+nm -D --defined-only "$so" | awk '$2 != "A" { print $3 }' > "$T/versioned"
+sed 's/@.*//' "$T/versioned" | sort -u > "$T/exported"
+unversioned=$(grep -v '@@DDPWIRE_[0-9]' "$T/versioned")
+if [ -n "$unversioned" ]; then bad "exports without a DDPWIRE_ version (lib/ddpwire.map):" $unversioned; else ok; fi
 [ -s "$T/declared" ] && [ "$(wc -l < "$T/declared")" -gt 100 ] || bad "the header scan found too few declarations"
 extra=$(comm -13 "$T/declared" "$T/exported")
 missing=$(comm -23 "$T/declared" "$T/exported")
@@ -42,8 +48,9 @@ unprefixed=$(nm -g --defined-only --format=just-symbols "${core[@]}" "${io[@]}" 
 if [ -n "$unprefixed" ]; then bad "global symbols without the dw_ prefix:" $unprefixed; else ok; fi
 
 # libc's memory and string calls, snprintf (the checkers' detail texts),
-# qsort, and what compilers and sanitizers insert (TLS: __tls_get_offset on s390x).
-allow='^(dw_.*|malloc|calloc|realloc|free|aligned_alloc|memcpy|memmove|memset|memcmp|memchr|strlen|strcmp|strncmp|strchr|strstr|snprintf|vsnprintf|qsort|getenv|__tls_get_addr|__tls_get_offset|_GLOBAL_OFFSET_TABLE_|__stack_chk_fail|__assert_fail|__cpu_indicator_init|__cpu_model|__(a|ub|l|t)san_.*|__sanitizer_.*|__asan.*|__ubsan.*)$'
+# qsort, and what compilers and sanitizers insert (TLS: __tls_get_offset on s390x;
+# _FORTIFY_SOURCE's checked copies, as Debian's package build uses).
+allow='^(dw_.*|malloc|calloc|realloc|free|aligned_alloc|memcpy|memmove|memset|memcmp|memchr|strlen|strcmp|strncmp|strchr|strstr|snprintf|vsnprintf|__(memcpy|memmove|memset|snprintf|vsnprintf)_chk|qsort|getenv|__tls_get_addr|__tls_get_offset|_GLOBAL_OFFSET_TABLE_|__stack_chk_fail|__assert_fail|__cpu_indicator_init|__cpu_model|__(a|ub|l|t)san_.*|__sanitizer_.*|__asan.*|__ubsan.*)$'
 calls=$(nm -u --format=just-symbols "${core[@]}" | sort -u | grep -Ev "$allow")
 if [ -n "$calls" ]; then bad "the core calls outside the allowlist (I/O belongs in lib/io/):" $calls; else ok; fi
 # the check itself: the socket adapter must be caught by it
