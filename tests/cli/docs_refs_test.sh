@@ -22,7 +22,7 @@ for f in $(grep -oh '\(tests\|support\|fuzz\|scripts\|examples\|lib\|tools\|benc
   n=$((n + 1))
   [ -e "$f" ] || { echo "FAIL: a document names $f, which is not in the tree"; fail=$((fail + 1)); }
 done
-known=$(grep -rhow 'dw_[a-zA-Z0-9_]*' include lib tools bench examples fuzz wireshark tests \
+known=$(grep -rhow 'dw_[a-zA-Z0-9_]*' include lib support tools bench examples fuzz wireshark tests \
           --include='*.[ch]' --include='*.cc' --include='*.cpp' --include='*.py' --include='*.sh' \
           --exclude=docs_refs_test.sh | sort -u)
 names=0
