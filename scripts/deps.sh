@@ -16,6 +16,8 @@
 #   scripts/deps.sh deb           building and trying the Debian packages
 #                                 (scripts/deb_test.sh): build's, debhelper,
 #                                 dpkg-dev, lintian, debootstrap
+#   scripts/deps.sh bench         the wire benchmark's anchor and tools
+#                                 (scripts/bench_wire.sh): build's, iperf3, ethtool
 #   scripts/deps.sh --list SET    prints the packages of SET
 set -euo pipefail
 # shellcheck source=scripts/lib_apt.sh
@@ -27,12 +29,14 @@ CHECK=("${BUILD[@]}" tshark tcpdump ethtool nftables curl netcat-openbsd openssl
        qemu-system-x86 debootstrap cpio kmod xz-utils linux-headers-amd64
        libwireshark-dev libglib2.0-dev wireshark xvfb xdotool imagemagick abigail-tools)
 DEB=("${BUILD[@]}" debhelper dpkg-dev lintian debootstrap)
+BENCH=("${BUILD[@]}" iperf3 ethtool)
 list=0
 [ "${1:-}" = --list ] && { list=1; shift; }
 case ${1:-} in
   build) set -- "${BUILD[@]}" ;;
   check) set -- "${CHECK[@]}" ;;
   deb) set -- "${DEB[@]}" ;;
+  bench) set -- "${BENCH[@]}" ;;
   *) awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0" >&2; exit 2 ;;
 esac
 [ $list = 1 ] && { echo "$@"; exit 0; }
