@@ -84,7 +84,7 @@ int main(int argc, char **argv)
     while (!r && !dw_sock_ready(s)) /* TCP handshake (and start-up) */
         r = step(s);
     dw_sock_info info;
-    dw_sock_get_info(s, &info);
+    dw_sock_info_get(s, &info);
     max_len = info.mulpdu < max_len ? info.mulpdu : max_len;
     while (!r && st.sent < st.n) {
         rc = dw_sock_send(s, data, size_of(st.sent));

@@ -45,6 +45,13 @@ typedef enum dw_sock_startup {
     DW_SOCK_NEGOTIATE = 1
 } dw_sock_startup;
 
+/*
+ * Versioned (see <ddpwire/common.h>): the connect and accept macros pass
+ * DW_SOCK_SETTINGS_VERSION. Version 1 ends at mem. It embeds
+ * dw_fr_rx_callbacks by value (cb): when that struct grows, the fields
+ * after cb move, so dw_sock_settings then gets a new version, and the
+ * library a converter that reads version 1 with the old callbacks' layout.
+ */
 typedef struct dw_sock_settings {
     /** MPA (default) or IFT framing; IFT needs immediate start-up and has
      *  no markers (markers is ignored) and no alignment rule. */
@@ -127,14 +134,23 @@ typedef struct dw_sock_settings {
     /** IP type of service / IPv6 traffic class for the connection's
      *  packets, 0..255 (-1: the system's default), as rping -t. */
     int tos;
+    /** The allocator for everything the connection allocates, the
+     *  dw_conn inside it included (NULL: the C library's); see
+     *  <ddpwire/mem.h>. Must outlive the connection. */
+    const dw_mem *mem;
 } dw_sock_settings;
+
+/** The layout of dw_sock_settings this header describes (see <ddpwire/common.h>). */
+#define DW_SOCK_SETTINGS_VERSION 1
 
 /** rx_keep: keep no reassembly buffer between records. */
 #define DW_SOCK_RX_KEEP_NONE ((size_t)-1)
 
 /** Defaults: immediate, markers and CRC, aligned, 10 s timeout, blocking,
  *  and the memory defaults above. */
-DW_EXTERN void dw_sock_settings_default(dw_sock_settings *o);
+DW_EXTERN int dw_sock_settings_default_versioned(int settings_version, dw_sock_settings *o);
+#define dw_sock_settings_default(o) \
+    dw_sock_settings_default_versioned(DW_SOCK_SETTINGS_VERSION, (o))
 
 typedef struct dw_sock dw_sock;
 
@@ -160,13 +176,18 @@ typedef struct dw_sock_info {
 /**
  * Connects to host:port (IPv4 or IPv6, names resolved) and enters MPA
  * mode as the initiator. Returns 0, DW_ERR_IO (errno set), DW_ERR_TIMEOUT,
- * DW_ERR_REJECTED, DW_ERR_ENABLEMENT, DW_ERR_INVAL or DW_ERR_NOMEM. err
+ * DW_ERR_REJECTED, DW_ERR_ENABLEMENT, DW_ERR_INVAL (also for a settings
+ * version this library does not know) or DW_ERR_NOMEM. err
  * (may be NULL) receives one line saying what happened. Non-blocking: the
  * connection comes back at once, still connecting; dw_sock_flush() on
  * writable completes it (or reports DW_ERR_IO with errno, e.g. refused).
  */
-DW_EXTERN int dw_sock_connect(dw_sock **ps, const char *host, const char *port,
-                    const dw_sock_settings *o, char *err, size_t errlen);
+DW_EXTERN int dw_sock_connect_versioned(dw_sock **ps, const char *host, const char *port,
+                                       int settings_version, const dw_sock_settings *o,
+                                       char *err, size_t errlen);
+#define dw_sock_connect(ps, host, port, o, err, errlen) \
+    dw_sock_connect_versioned((ps), (host), (port), DW_SOCK_SETTINGS_VERSION, (o), (err), \
+        (errlen))
 
 /** Opens a listening socket on host (NULL: any, IPv6 and IPv4) and port. */
 DW_EXTERN int dw_sock_listen(int *pfd, const char *host, const char *port, char *err,
@@ -178,8 +199,10 @@ DW_EXTERN int dw_sock_listen(int *pfd, const char *host, const char *port, char 
  * non-blocking lfd; DW_ERR_IO with errno for a failed accept (EMFILE: out
  * of descriptors); or a start-up error as dw_sock_connect().
  */
-DW_EXTERN int dw_sock_accept(dw_sock **ps, int lfd, const dw_sock_settings *o, char *err,
-                   size_t errlen);
+DW_EXTERN int dw_sock_accept_versioned(dw_sock **ps, int lfd, int settings_version,
+                                      const dw_sock_settings *o, char *err, size_t errlen);
+#define dw_sock_accept(ps, lfd, o, err, errlen) \
+    dw_sock_accept_versioned((ps), (lfd), DW_SOCK_SETTINGS_VERSION, (o), (err), (errlen))
 
 /**
  * Sends one record (MPA: 1..MULPDU octets; IFT: 0..65535) as one frame,
@@ -323,7 +346,7 @@ DW_EXTERN int dw_sock_in_frame(const dw_sock *s);
 /** The agreement and the current EMSS / MULPDU (re-read from TCP_MAXSEG).
  * Before MPA mode (or after a refused start-up) MULPDU is 0 and the
  * agreement holds what is known so far. */
-DW_EXTERN void dw_sock_get_info(dw_sock *s, dw_sock_info *info);
+DW_EXTERN void dw_sock_info_get(dw_sock *s, dw_sock_info *info);
 
 /** The connection's socket descriptor (for poll/epoll). */
 DW_EXTERN int dw_sock_fd(const dw_sock *s);

@@ -15,10 +15,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base/mem.h"
+#include "base/versioned.h"
 #include "conn/conn_int.h"
 #include "io/sock_int.h"
 
-void dw_sock_settings_default(dw_sock_settings *o)
+/* cb embeds dw_fr_rx_callbacks: when it grows, a version 2 here and a
+ * converter of version 1 (whose cb has the old layout). */
+DW_VERSIONS_1(sock_settings_v, dw_sock_settings, mem);
+
+static void sock_settings_fill(dw_sock_settings *o)
 {
     memset(o, 0, sizeof *o);
     o->startup = DW_SOCK_IMMEDIATE;
@@ -32,6 +38,23 @@ void dw_sock_settings_default(dw_sock_settings *o)
     o->enhanced = 1;
     o->ird = o->ord = 1;
     o->tos = -1;
+}
+
+int dw_sock_settings_default_versioned(int settings_version, dw_sock_settings *o)
+{
+    dw_sock_settings cur;
+    sock_settings_fill(&cur);
+    return DW_VERSIONED_OUT(o, cur, settings_version, sock_settings_v);
+}
+
+/* The caller's settings as the current version (*err: DW_ERR_INVAL). */
+static const dw_sock_settings *settings_in(dw_sock_settings *cur, const dw_sock_settings *o,
+                                           int settings_version, int *err)
+{
+    if (settings_version != DW_SOCK_SETTINGS_VERSION)
+        sock_settings_fill(cur);
+    DW_VERSIONED_IN(o, *cur, settings_version, sock_settings_v, *err);
+    return o;
 }
 
 /* The memory settings with their defaults and floors filled in. */
@@ -115,6 +138,7 @@ static int make_conn(dw_sock *s)
     cs.rtr = o->rtr;
     cs.tx_scratch = o->tx_scratch;
     cs.rx_keep = o->rx_keep;
+    cs.mem = o->mem;
     dw_conn_callbacks cb = {on_pdu, on_error, o->cb.get_buffer ? get_buffer : NULL};
     return dw_conn_new(&s->c, &cs, &cb, s);
 }
@@ -140,18 +164,18 @@ static void sync_info(dw_sock *s)
 
 static dw_sock *sock_new(int fd, const dw_sock_settings *o)
 {
-    dw_sock *s = calloc(1, sizeof *s);
+    dw_sock *s = dw_mem_calloc(o->mem, 1, sizeof *s);
     if (!s)
         return NULL;
     s->fd = fd;
     s->o = *o;
     sizes(&s->o);
     s->info.framing = o->framing;
-    dw_outq_settings qs = {s->o.out_limit, s->o.out_chunk, NULL};
-    if (!(s->rbuf = malloc(s->o.rbuf_size)) ||
+    dw_outq_settings qs = {s->o.out_limit, s->o.out_chunk, o->mem};
+    if (!(s->rbuf = dw_mem_malloc(o->mem, s->o.rbuf_size)) ||
         (o->nonblocking && dw_outq_new(&s->q, &qs))) {
-        free(s->rbuf);
-        free(s);
+        dw_mem_free(o->mem, s->rbuf);
+        dw_mem_free(o->mem, s);
         return NULL;
     }
     int one = 1; /* MPA 7.3: Nagle off, so FPDUs leave as framed */
@@ -341,9 +365,15 @@ static int connect_once(dw_sock **ps, const char *host, const char *port,
 
 /* A reject of a request with markers may be the peer's lack of markers
  * (siw: R set, M cleared): once more without them when allowed. */
-int dw_sock_connect(dw_sock **ps, const char *host, const char *port,
-                    const dw_sock_settings *o, char *err, size_t errlen)
+int dw_sock_connect_versioned(dw_sock **ps, const char *host, const char *port,
+                              int settings_version, const dw_sock_settings *o, char *err,
+                              size_t errlen)
 {
+    dw_sock_settings cur;
+    int bad = 0;
+    if (!ps || !(o = settings_in(&cur, o, settings_version, &bad)) || bad)
+        return say(err, errlen, DW_ERR_INVAL, "%s", "no or unknown settings");
+    *ps = NULL;
     dw_mpa_nego_reason why = DW_MPA_NEGO_OK;
     int rc = connect_once(ps, host, port, o, err, errlen, &why);
     if (rc != DW_ERR_REJECTED || why != DW_MPA_NEGO_PEER_REJECTED || !o->markers ||
@@ -385,10 +415,13 @@ int dw_sock_listen(int *pfd, const char *host, const char *port, char *err,
     return 0;
 }
 
-int dw_sock_accept(dw_sock **ps, int lfd, const dw_sock_settings *o, char *err,
-                   size_t errlen)
+int dw_sock_accept_versioned(dw_sock **ps, int lfd, int settings_version,
+                             const dw_sock_settings *o, char *err, size_t errlen)
 {
-    int fd;
+    dw_sock_settings cur;
+    int bad = 0, fd;
+    if (!ps || !(o = settings_in(&cur, o, settings_version, &bad)) || bad)
+        return say(err, errlen, DW_ERR_INVAL, "%s", "no or unknown settings");
     *ps = NULL;
     do
         fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | (o->nonblocking ? SOCK_NONBLOCK : 0));
@@ -480,7 +513,7 @@ int dw_sock_in_frame(const dw_sock *s)
     return dw_conn_in_frame(s->c);
 }
 
-void dw_sock_get_info(dw_sock *s, dw_sock_info *info)
+void dw_sock_info_get(dw_sock *s, dw_sock_info *info)
 {
     dw_sk_read_emss(s);
     sync_info(s);
@@ -508,6 +541,6 @@ void dw_sock_close(dw_sock *s)
     close(s->fd);
     dw_conn_del(s->c);
     dw_sk_free_send(s);
-    free(s->rbuf);
-    free(s);
+    dw_mem_free(s->o.mem, s->rbuf);
+    dw_mem_free(s->o.mem, s);
 }

@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base/mem.h"
 #include "io/sock_int.h"
 #include "io/tcp_info.h"
 
@@ -63,16 +64,16 @@ static void maybe_reread_emss(dw_sock *s)
 
 void dw_sk_free_send(dw_sock *s)
 {
-    free(s->iov);
-    free(s->msgs);
-    free(s->msg_bytes);
-    free(s->flat);
+    dw_mem_free(s->o.mem, s->iov);
+    dw_mem_free(s->o.mem, s->msgs);
+    dw_mem_free(s->o.mem, s->msg_bytes);
+    dw_mem_free(s->o.mem, s->flat);
     dw_outq_del(s->q);
 }
 
 int dw_sk_want_iov(dw_sock *s)
 {
-    if (!s->iov && !(s->iov = malloc(s->o.iov_max * sizeof *s->iov)))
+    if (!s->iov && !(s->iov = dw_mem_calloc(s->o.mem, s->o.iov_max, sizeof *s->iov)))
         return DW_ERR_NOMEM;
     return 0;
 }
@@ -170,10 +171,10 @@ int dw_sk_flush_aligned(dw_sock *s, size_t k)
 
 int dw_sk_want_msgs(dw_sock *s)
 {
-    if (!s->msgs) {
-        s->msgs = calloc(DW_SK_MSG_CAP, sizeof *s->msgs);
-        s->msg_bytes = calloc(DW_SK_MSG_CAP, sizeof *s->msg_bytes);
-    }
+    if (!s->msgs)
+        s->msgs = dw_mem_calloc(s->o.mem, DW_SK_MSG_CAP, sizeof *s->msgs);
+    if (s->msgs && !s->msg_bytes)
+        s->msg_bytes = dw_mem_calloc(s->o.mem, DW_SK_MSG_CAP, sizeof *s->msg_bytes);
     return s->msgs && s->msg_bytes ? 0 : DW_ERR_NOMEM;
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 
+#include "base/mem.h"
 #include "io/sock_int.h"
 #include "io/tcp_info.h"
 
@@ -145,7 +146,7 @@ ssize_t dw_sock_send_stream(dw_sock *s, const void *buf, size_t len, int more, s
     if (!rc)
         rc = dw_sk_want_msgs(s);
     if (!rc && s->info.tx_markers && s->o.framing == DW_FRAMING_MPA && !s->flat &&
-        !(s->flat = malloc(FLAT_CAP)))
+        !(s->flat = dw_mem_malloc(s->o.mem, FLAT_CAP)))
         rc = DW_ERR_NOMEM;
     if (rc)
         return rc;

@@ -396,7 +396,7 @@ static int serve(const acase *c, ares *r, const an_ctx *x)
     if (dw_sock_accept(&s, lfd, &so, err, sizeof err))
         return fail("accept", err);
     dw_sock_info info;
-    dw_sock_get_info(s, &info);
+    dw_sock_info_get(s, &info);
     r->emss = info.emss;
     bufs b = {0};
     struct iovec rv[NV];
@@ -432,7 +432,7 @@ static int mpa_client(const acase *c, const an_ctx *x, ares *r)
     if (dw_sock_connect(&s, AN_ADDR_B, port, &so, err, sizeof err))
         return fail("connect", err);
     dw_sock_info info;
-    dw_sock_get_info(s, &info);
+    dw_sock_info_get(s, &info);
     r->emss = info.emss;
     bufs b;
     int rc = bufs_new(&b, c, info.emss, 1) ? DW_ERR_NOMEM : 0;

@@ -219,7 +219,7 @@ static int client(void *arg, void *res, const an_ctx *c)
         return side_fail("connect", buf && v ? err : "out of memory");
     }
     dw_sock_info info;
-    dw_sock_get_info(s, &info);
+    dw_sock_info_get(s, &info);
     r->emss = info.emss;
     uint64_t t0 = cli_now_ns();
     /* all queued at once: the packer sees every FPDU (text 7.2) */

@@ -191,7 +191,7 @@ int cmd_demo(int argc, char **argv)
         return 1;
     }
     dw_sock_info info;
-    dw_sock_get_info(c, &info);
+    dw_sock_info_get(c, &info);
     p.mulpdu = info.mulpdu;
     v.p = p;
     v.s = p.seed;

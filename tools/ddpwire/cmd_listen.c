@@ -162,7 +162,7 @@ static void report(dw_sock *s, const dw_sock_settings *o, const ctx *c, ssize_t 
         fprintf(stderr, "ddpwire listen: %s%s: the peer closed the connection during MPA "
                         "start-up%s\n", from, p, tag);
     } else if (r == DW_ERR_REJECTED) {
-        /* (dw_sock_get_info needs MPA mode: no reason here) */
+        /* (dw_sock_info_get needs MPA mode: no reason here) */
         fprintf(stderr, "ddpwire listen: %s%s: MPA start-up refused: the peer's request does "
                         "not fit our options%s\n", from, p, tag);
     } else if (r == DW_ERR_ENABLEMENT) {

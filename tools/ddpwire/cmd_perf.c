@@ -297,7 +297,7 @@ static int run_client(perf *p, const char *host, const char *port)
         }
         fd = dw_sock_fd(s);
         dw_sock_info info;
-        dw_sock_get_info(s, &info);
+        dw_sock_info_get(s, &info);
         emss = info.emss;
     }
     cli_tcp_stats st;

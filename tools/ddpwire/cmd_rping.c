@@ -150,7 +150,7 @@ static int wait_for(rp *r, const unsigned *counter, unsigned want, const char *w
 static int setup_qp(rp *r, int server)
 {
     dw_sock_info si;
-    dw_sock_get_info(r->s, &si);
+    dw_sock_info_get(r->s, &si);
     dw_qp_settings qs;
     dw_qp_settings_default(&qs);
     qs.mulpdu = si.mulpdu < DW_MPA_MULPDU_MIN ? DW_MPA_MULPDU_MIN : si.mulpdu;

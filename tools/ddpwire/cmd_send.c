@@ -343,7 +343,7 @@ int cmd_send(int argc, char **argv)
     }
     double t0 = cli_now();
     dw_sock_info info;
-    dw_sock_get_info(s, &info);
+    dw_sock_info_get(s, &info);
     size_t rec = (size_t)g.rs; /* 0: the transport cuts (exact fill) */
     uint64_t total = 0;
     int se = 0, re = 0, rx = 0;

@@ -116,7 +116,7 @@ static int connect_queue(nvt *t, uint16_t q)
     if (dw_sock_connect(&t->s[q], t->host, t->port, &o, err, sizeof err))
         return fprintf(stderr, "ddpwire nvmeof: queue %u: %s\n", q, err), 1;
     dw_sock_info si;
-    dw_sock_get_info(t->s[q], &si);
+    dw_sock_info_get(t->s[q], &si);
     size_t skip = si.enhanced && si.peer.pd_len >= 4 ? 4 : 0;
     dw_nvmeof_queue_conn c = {si.mulpdu < DW_MPA_MULPDU_MIN ? DW_MPA_MULPDU_MIN : si.mulpdu,
                               si.rtr, si.ird, si.peer.pd + skip, si.peer.pd_len - skip};

@@ -90,11 +90,21 @@ static void test_defaults_written_as_far_as_the_caller_has(void)
         CHECK(obj == (void *)&obj);                                           \
     } while (0)
 
+static int sock_on_pdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *d,
+                       size_t len, uint64_t off, void *u)
+{
+    (void)rx, (void)hdr, (void)hlen, (void)d, (void)len, (void)off, (void)u;
+    return 0;
+}
+
 static void test_objects_refuse_unknown_versions(void)
 {
     for (int k = 0; k < 2; k++) {
         int n = k ? 2 : 0; /* 2: a version newer than this library's 1 */
         void *o;
+        dw_sock_settings sk;
+        dw_sock_settings_default(&sk);
+        sk.cb.on_pdu = sock_on_pdu;
         dw_mpa_tx_settings mt;
         CHECK(dw_mpa_tx_settings_default_versioned(n, &mt) == DW_ERR_INVAL);
         REFUSED(dw_mpa_tx_new_versioned((dw_mpa_tx **)&o, n, NULL), o);
@@ -131,6 +141,8 @@ static void test_objects_refuse_unknown_versions(void)
         REFUSED(dw_conn_new_versioned((dw_conn **)&o, 1, NULL, n, NULL, NULL), o);
         REFUSED(dw_nvmeof_host_new_versioned((dw_nvmeof_host **)&o, n, NULL, 1, NULL, NULL), o);
         REFUSED(dw_nvmeof_host_new_versioned((dw_nvmeof_host **)&o, 1, NULL, n, NULL, NULL), o);
+        REFUSED(dw_sock_connect_versioned((dw_sock **)&o, "127.0.0.1", "1", n, &sk, NULL, 0), o);
+        REFUSED(dw_sock_accept_versioned((dw_sock **)&o, -1, n, &sk, NULL, 0), o);
         dw_mpa_nego_settings ns;
         dw_mpa_nego_settings_default(&ns);
         uint8_t out[64];
@@ -189,6 +201,7 @@ static void test_defaults_refuse_unknown_versions(void)
     DEFAULT_REFUSED(dw_conn_settings, dw_conn_settings_default_versioned);
     DEFAULT_REFUSED(dw_rdma_check_settings, dw_rdma_check_settings_default_versioned);
     DEFAULT_REFUSED(dw_nvmeof_host_settings, dw_nvmeof_host_settings_default_versioned);
+    DEFAULT_REFUSED(dw_sock_settings, dw_sock_settings_default_versioned);
 }
 
 /* The familiar names still work as before: the macros pass the header's version. */

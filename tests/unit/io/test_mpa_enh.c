@@ -295,7 +295,7 @@ static int client(int n_srv, int silent, int retry, char *err, size_t errlen, dw
     dw_sock *c = NULL;
     int rc = dw_sock_connect(&c, "127.0.0.1", port, &o, err, errlen);
     if (!rc) {
-        dw_sock_get_info(c, info);
+        dw_sock_info_get(c, info);
         dw_sock_close(c);
     }
     pthread_join(t, NULL);

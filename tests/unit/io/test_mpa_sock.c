@@ -68,7 +68,7 @@ static void *server(void *p)
     s->rc = dw_sock_accept(&c, s->lfd, &s->o, err, sizeof err);
     if (s->rc)
         return NULL;
-    dw_sock_get_info(c, &s->info);
+    dw_sock_info_get(c, &s->info);
     socklen_t l = sizeof s->nodelay;
     getsockopt(dw_sock_fd(c), IPPROTO_TCP, TCP_NODELAY, &s->nodelay, &l);
     while ((s->last = dw_sock_recv(c)) > 0)
@@ -111,7 +111,7 @@ static int transfer(const char *host, int nego_c, int nego_s, int mk_c, int mk_s
     char err[200];
     cli->rc = dw_sock_connect(&c, host, port, &cli->o, err, sizeof err);
     if (!cli->rc) {
-        dw_sock_get_info(c, &cli->info);
+        dw_sock_info_get(c, &cli->info);
         static struct iovec v[64];
         for (size_t i = 0; i < NREC; i += 64) {
             size_t n = 0;
@@ -333,7 +333,7 @@ static void stream_once(int markers, dw_framing f)
     pthread_create(&t, NULL, server, &srv);
     dw_sock *c;
     CHECK_EQ_U(dw_sock_connect(&c, "127.0.0.1", port, &cli.o, err, sizeof err), 0);
-    dw_sock_get_info(c, &cli.info);
+    dw_sock_info_get(c, &cli.info);
     g_st_emss = cli.info.emss;
     CHECK(cli.info.emss <= 1460 && cli.info.emss % 4 == 0);
     size_t len = sizeof pool - 777, at = 0, recs = 0, k, calls = 0;
