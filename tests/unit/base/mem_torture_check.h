@@ -383,7 +383,8 @@ static size_t ip_tcp(uint8_t *p, int dir, uint32_t seq, uint8_t flags, const uin
     t[0] = (uint8_t)(sp >> 8), t[1] = (uint8_t)sp, t[2] = (uint8_t)(dp >> 8), t[3] = (uint8_t)dp;
     t[4] = (uint8_t)(seq >> 24), t[5] = (uint8_t)(seq >> 16), t[6] = (uint8_t)(seq >> 8);
     t[7] = (uint8_t)seq, t[12] = 5 << 4, t[13] = flags, t[14] = 0xff, t[15] = 0xff;
-    memcpy(p + 40, d, n);
+    if (n)
+        memcpy(p + 40, d, n);
     return tot;
 }
 

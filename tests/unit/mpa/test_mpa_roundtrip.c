@@ -209,8 +209,10 @@ static int wrap_on_ulpdu(dw_mpa_rx *r, const uint8_t *d, size_t len,
 
 static void test_position_wrap(void)
 {
-    if (getenv("DW_TEST_QUICK"))
+    if (getenv("DW_TEST_QUICK")) {
+        DW_SKIP("DW_TEST_QUICK: 4 GiB through the receiver is for the full run");
         return;
+    }
     static uint8_t rec[DW_MPA_ULPDU_MAX], flat[DW_MPA_FPDU_MAX];
     static struct iovec iov[DW_MPA_FPDU_IOV_MAX];
     memset(rec, 0x5a, sizeof rec);
