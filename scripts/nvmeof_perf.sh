@@ -44,7 +44,7 @@ for c in "${CASES[@]}"; do
   python3 -c '
 import json, sys
 o = json.loads(sys.argv[2])
-print(sys.argv[1], "ddpwire", round(o["iops"]), round(o["mb_per_s"], 2), o["lat_us"]["p50"], o["lat_us"]["p99"], o["cpu_pct"])
+print(sys.argv[1], "ddpwire", round(o["ios_per_second"]), round(o["octets_per_second"] / 1e6, 2), o["latency_microseconds"]["p50"], o["latency_microseconds"]["p99"], o["cpu_percent"])
 ' "$name" "$j" 2> /dev/null || echo "$name ddpwire FAILED"
 done
 # the kernel's host in the guest: nvme connect over siw (to its own address), fio

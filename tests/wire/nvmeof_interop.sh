@@ -71,8 +71,16 @@ check "[ \$? = 0 ] && grep -q '\"subnqn\":\"$NQN\"' '$T/disc.json' && grep -q '\
   "discover: the log names $NQN over rdma ($(head -c 300 "$T/disc.err"))"
 
 nv --nqn "$NQN" identify --json > "$T/id.json" 2> "$T/id.err"
-check "[ \$? = 0 ] && grep -q '\"blocks\":131072,\"block_size\":512' '$T/id.json' && grep -q '\"model\":\"Linux\"' '$T/id.json'" \
+check "[ \$? = 0 ] && grep -q '\"type\":\"identify\"' '$T/id.json' && grep -q '\"blocks\":131072,\"block_size_octets\":512' '$T/id.json' && grep -q '\"model\":\"Linux\"' '$T/id.json'" \
   "identify: controller Linux, namespace 131072 x 512 ($(head -c 300 "$T/id.err"))"
+
+# the text, from the same records: the lines as they always were
+nv --nqn "$NQN" identify > "$T/id.txt" 2> "$T/id.err"
+check "[ \$? = 0 ] && grep -qx 'namespace 1: 131072 blocks of 512 octets (67108864 octets)' '$T/id.txt' && grep -q '^controller [0-9]*: NVMe [0-9.]*, model \"Linux\", serial' '$T/id.txt'" \
+  "identify, text ($(head -c 300 "$T/id.txt"))"
+nv discover > "$T/disc.txt" 2> "$T/disc.err"
+check "[ \$? = 0 ] && grep -q '^discovery log: generation [0-9]*, [0-9]* record(s)\$' '$T/disc.txt' && grep -q '^  rdma 10.0.2.15:4420 subnqn $NQN (subtype 2, portid 1, cntlid 0x[0-9a-f]\\{4\\}, asqsz [0-9]*)\$' '$T/disc.txt'" \
+  "discover, text ($(head -c 300 "$T/disc.txt"))"
 
 head -c $((2048 * 512)) /dev/urandom > "$T/w.bin"
 nv --nqn "$NQN" write 100 "$T/w.bin" 2> "$T/w.err"
@@ -89,7 +97,7 @@ out=$(guest "echo DDSUM=\$(dd if=/dev/ram0 bs=512 skip=100 count=2048 iflag=dire
 check "grep -q '^DDSUM=$wsum' <<< \"\$out\"" "the guest's dd reads what ddpwire wrote (sha256 $wsum)"
 
 nv --nqn "$NQN" perf --seconds 2 --qd 4 --read-pct 50 --json > "$T/perf.json" 2> "$T/perf.err"
-check "[ \$? = 0 ] && grep -q '\"ios\":[1-9]' '$T/perf.json'" "perf: random 4 KiB 50 % reads QD 4 ($(head -c 200 "$T/perf.json"))"
+check "[ \$? = 0 ] && grep -q '\"ios\":[1-9]' '$T/perf.json' && grep -q '\"latency_microseconds\":{\"p50\":' '$T/perf.json'" "perf: random 4 KiB 50 % reads QD 4 ($(head -c 200 "$T/perf.json"))"
 
 nv --nqn nqn.2024-01.org.ddpwire:no-such identify > /dev/null 2> "$T/bad.err"
 rc=$?

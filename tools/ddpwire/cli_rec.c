@@ -299,6 +299,37 @@ void cli_rec_text_in(FILE *f, const cli_rec *r, const char *obj, const char *tmp
     render(f, r, obj, tmpl);
 }
 
+void cli_rec_text_item(FILE *f, const cli_rec *r, const char *arr, size_t item,
+                       const char *tmpl)
+{
+    static cli_rec v; /* the element's members, top level (strings stay r's) */
+    v.n = v.depth = v.overflow = 0;
+    v.used = 0;
+    const cli_field *a = find(r, arr, strlen(arr));
+    int depth = 0; /* inside the array: 1 in an element, more below it */
+    size_t k = 0;
+    for (int i = a && a->t == CLI_V_ARR ? (int)(a - r->f) + 1 : r->n; i < r->n; i++) {
+        const cli_field *x = &r->f[i];
+        if (x->t == CLI_V_END && depth == 0)
+            break; /* the array's end */
+        if (x->t == CLI_V_END && depth == 1) {
+            depth = 0, k++;
+            continue;
+        }
+        if (depth == 0) {
+            depth += x->t == CLI_V_OBJ || x->t == CLI_V_ARR;
+            continue;
+        }
+        if (k == item && v.n < CLI_REC_FIELDS)
+            v.f[v.n++] = *x;
+        if (x->t == CLI_V_OBJ || x->t == CLI_V_ARR)
+            depth++;
+        else if (x->t == CLI_V_END)
+            depth--;
+    }
+    render(f, &v, NULL, tmpl);
+}
+
 int cli_rec_knows(const cli_rec *r, const char *tmpl)
 {
     return render(NULL, r, NULL, tmpl) == 0;

@@ -93,6 +93,11 @@ void cli_rec_text(FILE *f, const cli_rec *r, const char *tmpl);
 /* The same with the keys taken inside object member obj ("c2s"). */
 void cli_rec_text_in(FILE *f, const cli_rec *r, const char *obj, const char *tmpl);
 
+/* The same with the keys inside element item (an object) of array member
+ * arr ("entries"): one text line per element of a record's array. */
+void cli_rec_text_item(FILE *f, const cli_rec *r, const char *arr, size_t item,
+                       const char *tmpl);
+
 /* Whether a template names only members the record has (for tests). */
 int cli_rec_knows(const cli_rec *r, const char *tmpl);
 

@@ -188,38 +188,36 @@ static unsigned max_blocks(opts *o)
     return (unsigned)(m / in->ns.lba_size);
 }
 
+#define ID_TEXT                                                                              \
+    "controller %{cntlid}: NVMe %{vs}, model \"%{model}\", serial \"%{serial}\", firmware "      \
+    "\"%{firmware}\"\n  subsystem %{subnqn}, %{namespaces} namespace(s), MDTS %{mdts}, CAP "     \
+    "0x%{cap:016x} (MQES %{mqes})\n"
+#define NS_TEXT                                                                              \
+    "namespace %{nsid}: %{blocks} blocks of %{block_size_octets} octets (%{size_octets} octets)\n"
+
 static void print_identify(opts *o)
 {
     const dw_nvmeof_ctrl_info *in = info(o);
-    if (o->t.json) {
-        printf("{\"command\":\"identify\",\"cntlid\":%u,\"vs\":\"%u.%u.%u\",\"cap\":%llu,\"model\":",
-               in->cntlid, in->vs >> 16, (in->vs >> 8) & 0xff, in->vs & 0xff,
-               (unsigned long long)in->cap);
-        cli_json_str(stdout, in->id.mn);
-        printf(",\"serial\":");
-        cli_json_str(stdout, in->id.sn);
-        printf(",\"firmware\":");
-        cli_json_str(stdout, in->id.fr);
-        printf(",\"subnqn\":");
-        cli_json_str(stdout, in->id.subnqn);
-        printf(",\"mdts\":%u,\"namespaces\":%u", in->id.mdts, in->id.nn);
-        if (in->have_ns)
-            printf(",\"nsid\":%u,\"blocks\":%llu,\"block_size\":%u,\"size_octets\":%llu",
-                   o->t.nsid, (unsigned long long)in->ns.nsze, in->ns.lba_size,
-                   (unsigned long long)(in->ns.nsze * in->ns.lba_size));
-        printf("}\n");
-        return;
+    static cli_rec r;
+    cli_rec_init(&r, "identify");
+    cli_rec_u64(&r, "cntlid", in->cntlid);
+    cli_rec_strf(&r, "vs", "%u.%u.%u", in->vs >> 16, (in->vs >> 8) & 0xff, in->vs & 0xff);
+    cli_rec_u64(&r, "cap", in->cap);
+    cli_rec_u64(&r, "mqes", (in->cap & 0xffff) + 1);
+    cli_rec_hide(&r);
+    cli_rec_str(&r, "model", in->id.mn);
+    cli_rec_str(&r, "serial", in->id.sn);
+    cli_rec_str(&r, "firmware", in->id.fr);
+    cli_rec_str(&r, "subnqn", in->id.subnqn);
+    cli_rec_u64(&r, "mdts", in->id.mdts);
+    cli_rec_u64(&r, "namespaces", in->id.nn);
+    if (in->have_ns) {
+        cli_rec_u64(&r, "nsid", o->t.nsid);
+        cli_rec_u64(&r, "blocks", in->ns.nsze);
+        cli_rec_u64(&r, "block_size_octets", in->ns.lba_size);
+        cli_rec_u64(&r, "size_octets", in->ns.nsze * in->ns.lba_size);
     }
-    printf("controller %u: NVMe %u.%u.%u, model \"%s\", serial \"%s\", firmware \"%s\"\n",
-           in->cntlid, in->vs >> 16, (in->vs >> 8) & 0xff, in->vs & 0xff, in->id.mn, in->id.sn,
-           in->id.fr);
-    printf("  subsystem %s, %u namespace(s), MDTS %u, CAP 0x%016llx (MQES %u)\n",
-           in->id.subnqn, in->id.nn, in->id.mdts, (unsigned long long)in->cap,
-           (unsigned)(in->cap & 0xffff) + 1);
-    if (in->have_ns)
-        printf("namespace %u: %llu blocks of %u octets (%llu octets)\n", o->t.nsid,
-               (unsigned long long)in->ns.nsze, in->ns.lba_size,
-               (unsigned long long)(in->ns.nsze * in->ns.lba_size));
+    cli_rec_emit(stdout, o->t.json, &r, in->have_ns ? ID_TEXT NS_TEXT : ID_TEXT);
 }
 
 static int g_admin_done;
@@ -247,24 +245,6 @@ static int one_admin(opts *o, dw_nvmeof_sqe *s, uint8_t *buf, size_t len)
     return nvt_wait(&o->t, admin_cond, cli_now_ms() + 30000) || o->t.failed;
 }
 
-static void print_entry(opts *o, const dw_nvmeof_disc_entry *e, int first)
-{
-    if (!o->t.json) {
-        printf("  %s %s:%s subnqn %s (subtype %u, portid %u, cntlid 0x%04x, asqsz %u)\n",
-               dw_nvmeof_trtype_str(e->trtype), e->traddr, e->trsvcid, e->subnqn, e->subtype,
-               e->portid, e->cntlid, e->asqsz);
-        return;
-    }
-    printf("%s{\"trtype\":\"%s\",\"traddr\":", first ? "" : ",", dw_nvmeof_trtype_str(e->trtype));
-    cli_json_str(stdout, e->traddr);
-    printf(",\"trsvcid\":");
-    cli_json_str(stdout, e->trsvcid);
-    printf(",\"subnqn\":");
-    cli_json_str(stdout, e->subnqn);
-    printf(",\"subtype\":%u,\"portid\":%u,\"cntlid\":%u,\"asqsz\":%u}", e->subtype, e->portid,
-           e->cntlid, e->asqsz);
-}
-
 static int act_discover(opts *o)
 {
     static uint8_t log[65 * 1024];
@@ -278,19 +258,31 @@ static int act_discover(opts *o)
     dw_nvmeof_sqe_get_log(&s, DW_NVME_LOG_DISCOVERY, 0, (uint32_t)(1024 * (n + 1)), 0);
     if (n && one_admin(o, &s, log, 1024 * (n + 1)))
         return 1;
-    if (o->t.json)
-        printf("{\"command\":\"discover\",\"genctr\":%llu,\"records\":%llu,\"entries\":[",
-               (unsigned long long)h.genctr, (unsigned long long)h.numrec);
-    else
-        printf("discovery log: generation %llu, %llu record(s)\n", (unsigned long long)h.genctr,
-               (unsigned long long)h.numrec);
+    static dw_nvmeof_disc_entry e[64];
+    static cli_rec r;
+    cli_rec_init(&r, "discover");
+    cli_rec_u64(&r, "genctr", h.genctr);
+    cli_rec_u64(&r, "records", h.numrec);
+    cli_rec_arr(&r, "entries");
     for (uint64_t i = 0; i < n; i++) {
-        dw_nvmeof_disc_entry e;
-        dw_nvmeof_disc_entry_decode(&e, log + 1024 * (i + 1), 1024);
-        print_entry(o, &e, i == 0);
+        dw_nvmeof_disc_entry_decode(&e[i], log + 1024 * (i + 1), 1024);
+        cli_rec_obj(&r, NULL);
+        cli_rec_str(&r, "trtype", dw_nvmeof_trtype_str(e[i].trtype));
+        cli_rec_str(&r, "traddr", e[i].traddr);
+        cli_rec_str(&r, "trsvcid", e[i].trsvcid);
+        cli_rec_str(&r, "subnqn", e[i].subnqn);
+        const cli_field_u64 m[] = {{"subtype", e[i].subtype}, {"portid", e[i].portid},
+                                   {"cntlid", e[i].cntlid},   {"asqsz", e[i].asqsz}};
+        cli_rec_u64s(&r, m, sizeof m / sizeof m[0], 0);
+        cli_rec_end(&r);
     }
-    if (o->t.json)
-        printf("]}\n");
+    cli_rec_end(&r);
+    cli_rec_emit(stdout, o->t.json, &r,
+                 "discovery log: generation %{genctr}, %{records} record(s)\n");
+    for (uint64_t i = 0; !o->t.json && i < n; i++)
+        cli_rec_text_item(stdout, &r, "entries", (size_t)i,
+                          "  %{trtype} %{traddr}:%{trsvcid} subnqn %{subnqn} (subtype %{subtype}, "
+                          "portid %{portid}, cntlid 0x%{cntlid:04x}, asqsz %{asqsz})\n");
     return 0;
 }
 
@@ -325,17 +317,21 @@ static int flush(opts *o)
     return nvt_wait(&o->t, admin_cond, cli_now_ms() + 30000) || o->t.failed;
 }
 
+/* JSON on stdout; the text on stderr (the blocks may be on stdout), unless --quiet. */
 static void print_xfer(opts *o, const char *what, uint64_t lba, uint64_t n, double secs)
 {
     uint64_t oct = n * info(o)->ns.lba_size;
-    char r[64];
-    if (o->t.json)
-        printf("{\"command\":\"%s\",\"lba\":%llu,\"blocks\":%llu,\"octets\":%llu,"
-               "\"seconds\":%.6f}\n", what, (unsigned long long)lba, (unsigned long long)n,
-               (unsigned long long)oct, secs);
-    else if (!o->t.quiet)
-        fprintf(stderr, "ddpwire nvmeof: %s %llu blocks at LBA %llu: %s\n", what,
-                (unsigned long long)n, (unsigned long long)lba, cli_rate(r, sizeof r, oct, secs));
+    char rate[64];
+    static cli_rec r;
+    cli_rec_init(&r, what);
+    cli_rec_u64(&r, "lba", lba);
+    cli_rec_u64(&r, "blocks", n);
+    cli_rec_u64(&r, "octets", oct);
+    cli_rec_f(&r, "seconds", "%.6f", secs);
+    cli_rec_textf(&r, "rate", "%s", cli_rate(rate, sizeof rate, oct, secs));
+    if (o->t.json || !o->t.quiet)
+        cli_rec_emit(o->t.json ? stdout : stderr, o->t.json, &r,
+                     "ddpwire nvmeof: %{type} %{blocks} blocks at LBA %{lba}: %{rate}\n");
 }
 
 static int act_read(opts *o)
@@ -412,30 +408,42 @@ static double cpu_s(void)
            ru.ru_stime.tv_usec / 1e6;
 }
 
+#define PERF_TEXT                                                                            \
+    "perf: %{block_size_octets}-octet %{pattern_text}, %{read_percent} %% reads, QD "            \
+    "%{queue_depth} over %{queues} queue(s), %{seconds:.1f} s\n"                                 \
+    "  %{ios} I/Os (%{reads} reads, %{writes} writes): %{ios_per_second:.0f} IOPS, "             \
+    "%{mb_per_second:.2f} MB/s\n"                                                                \
+    "  latency us: p50 %{latency_microseconds.p50:.1f}  p99 %{latency_microseconds.p99:.1f}  "   \
+    "p99.9 %{latency_microseconds.p99_9:.1f}  max %{latency_microseconds.max:.1f}\n"             \
+    "  CPU %{cpu_percent:.1f} %% of one core (user + system)\n"
+
 static void print_perf(opts *o, const job *j, double secs, double cpu)
 {
     uint64_t ios = j->reads + j->writes;
-    double iops = (double)ios / secs, mbs = (double)j->octets / secs / 1e6;
-    if (o->t.json) {
-        printf("{\"command\":\"perf\",\"block_size\":%llu,\"queue_depth\":%u,\"queues\":%u,"
-               "\"pattern\":\"%s\",\"read_pct\":%llu,\"seconds\":%.3f,\"ios\":%llu,\"reads\":%llu,"
-               "\"writes\":%llu,\"iops\":%.1f,\"mb_per_s\":%.3f,\"lat_us\":{\"p50\":%.1f,"
-               "\"p99\":%.1f,\"p99_9\":%.1f,\"max\":%.1f},\"cpu_pct\":%.1f}\n",
-               (unsigned long long)o->bs, j->qd, j->queues, o->seq ? "seq" : "rand",
-               (unsigned long long)o->read_pct, secs, (unsigned long long)ios,
-               (unsigned long long)j->reads, (unsigned long long)j->writes, iops, mbs,
-               pct(j, 50), pct(j, 99), pct(j, 99.9), pct(j, 100), 100 * cpu / secs);
-        return;
-    }
-    printf("perf: %llu-octet %s, %llu %% reads, QD %u over %u queue(s), %.1f s\n",
-           (unsigned long long)o->bs, o->seq ? "sequential" : "random",
-           (unsigned long long)o->read_pct, j->qd, j->queues, secs);
-    printf("  %llu I/Os (%llu reads, %llu writes): %.0f IOPS, %.2f MB/s\n",
-           (unsigned long long)ios, (unsigned long long)j->reads, (unsigned long long)j->writes,
-           iops, mbs);
-    printf("  latency us: p50 %.1f  p99 %.1f  p99.9 %.1f  max %.1f\n", pct(j, 50), pct(j, 99),
-           pct(j, 99.9), pct(j, 100));
-    printf("  CPU %.1f %% of one core (user + system)\n", 100 * cpu / secs);
+    static cli_rec r;
+    cli_rec_init(&r, "perf");
+    cli_rec_u64(&r, "block_size_octets", o->bs);
+    cli_rec_u64(&r, "queue_depth", j->qd);
+    cli_rec_u64(&r, "queues", j->queues);
+    cli_rec_str(&r, "pattern", o->seq ? "seq" : "rand");
+    cli_rec_str(&r, "pattern_text", o->seq ? "sequential" : "random");
+    cli_rec_hide(&r);
+    cli_rec_u64(&r, "read_percent", o->read_pct);
+    cli_rec_f(&r, "seconds", "%.3f", secs);
+    const cli_field_u64 m[] = {{"ios", ios}, {"reads", j->reads}, {"writes", j->writes}};
+    cli_rec_u64s(&r, m, sizeof m / sizeof m[0], 0);
+    cli_rec_f(&r, "ios_per_second", "%.1f", (double)ios / secs);
+    cli_rec_f(&r, "octets_per_second", "%.0f", (double)j->octets / secs);
+    cli_rec_f(&r, "mb_per_second", NULL, (double)j->octets / secs / 1e6);
+    cli_rec_hide(&r);
+    cli_rec_obj(&r, "latency_microseconds");
+    cli_rec_f(&r, "p50", "%.1f", pct(j, 50));
+    cli_rec_f(&r, "p99", "%.1f", pct(j, 99));
+    cli_rec_f(&r, "p99_9", "%.1f", pct(j, 99.9));
+    cli_rec_f(&r, "max", "%.1f", pct(j, 100));
+    cli_rec_end(&r);
+    cli_rec_f(&r, "cpu_percent", "%.1f", 100 * cpu / secs);
+    cli_rec_emit(stdout, o->t.json, &r, PERF_TEXT);
 }
 
 static int act_perf(opts *o)
@@ -571,9 +579,13 @@ int cmd_nvmeof(int argc, char **argv)
         int (*const fn[])(opts *) = {act_discover, NULL, act_read, act_write, act_perf};
         rc = a == 1 ? (print_identify(&o), 0) : fn[a](&o);
     }
-    if (rc && o.t.failed && o.t.json)
-        printf("{\"command\":\"%s\",\"error\":", acts[a]), cli_json_str(stdout, o.t.err),
-            printf("}\n");
+    if (rc && o.t.failed && o.t.json) { /* the text said it on stderr already */
+        static cli_rec r;
+        cli_rec_init(&r, "error");
+        cli_rec_str(&r, "command", acts[a]);
+        cli_rec_str(&r, "error", o.t.err);
+        cli_rec_json(stdout, &r);
+    }
     nvt_close(&o.t);
     return rc;
 }

@@ -119,6 +119,50 @@ static void test_escaper(void)
     }
 }
 
+/* One text line per element of an array member, from the same record. */
+static void test_array_items(void)
+{
+    static cli_rec r;
+    cli_rec_init(&r, "log");
+    cli_rec_u64(&r, "records", 2);
+    cli_rec_arr(&r, "entries");
+    for (int i = 0; i < 2; i++) {
+        cli_rec_obj(&r, NULL);
+        cli_rec_str(&r, "name", i ? "b" : "a");
+        cli_rec_obj(&r, "in");
+        cli_rec_u64(&r, "x", (uint64_t)(10 + i));
+        cli_rec_end(&r);
+        cli_rec_u64(&r, "id", (uint64_t)i);
+        cli_rec_end(&r);
+    }
+    cli_rec_end(&r);
+    cli_rec_u64(&r, "id", 99);
+    static const struct {
+        size_t item;
+        const char *tmpl, *want;
+    } t[] = {{0, "%{name} %{in.x} %{id:02x}", "a 10 00"},
+             {1, "%{name} %{in.x} %{id:02x}", "b 11 01"},
+             {2, "%{name}", "?"},
+             {0, "%{records}", "?"}}; /* only the element's members */
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        DW_CASE_HERE("item %zu '%s'", t[i].item, t[i].tmpl);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        cli_rec_text_item(f, &r, "entries", t[i].item, t[i].tmpl);
+        fclose(f);
+        CHECK(buf && !strcmp(buf, t[i].want));
+        if (buf && strcmp(buf, t[i].want))
+            fprintf(stderr, "  got '%s'\n", buf);
+        free(buf);
+    }
+    char *j = json_of(&r);
+    CHECK(j && !strcmp(j, "{\"type\":\"log\",\"records\":2,\"entries\":[{\"name\":\"a\","
+                          "\"in\":{\"x\":10},\"id\":0},{\"name\":\"b\",\"in\":{\"x\":11},"
+                          "\"id\":1}],\"id\":99}\n"));
+    free(j);
+}
+
 static void test_overflow_said(void)
 {
     static cli_rec r;
@@ -134,6 +178,7 @@ int main(void)
     RUN(test_json_line);
     RUN(test_text_templates);
     RUN(test_escaper);
+    RUN(test_array_items);
     RUN(test_overflow_said);
     return dw_test_finish();
 }
