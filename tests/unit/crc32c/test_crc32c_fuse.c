@@ -195,9 +195,17 @@ static void test_tunings(void)
 /* The tuning detected agrees with what the kernel says of this CPU. */
 static void test_detect(void)
 {
+#if !defined(__x86_64__) && !defined(__i386__)
+    /* No CPUID: every tuning but generic is x86's (and under qemu-user
+     * /proc/cpuinfo describes the host, not the emulated CPU). */
+    CHECK_EQ_U(dw_crc32c_tuning_detect(), DW_CRC32C_TUNE_GENERIC);
+    return;
+#endif
     FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
+    if (!f) {
+        DW_SKIP("no /proc/cpuinfo to compare the detected tuning with");
         return;
+    }
     char line[256], vendor[64] = "";
     int fam = -1, model = -1;
     while (fgets(line, sizeof line, f) && (fam < 0 || model < 0 || !vendor[0])) {
@@ -208,8 +216,10 @@ static void test_detect(void)
         sscanf(line, "model : %d", &model);
     }
     fclose(f);
-    if (fam < 0 || model < 0)
+    if (fam < 0 || model < 0) {
+        DW_SKIP("/proc/cpuinfo names no family and model");
         return;
+    }
     dw_crc32c_tuning want = DW_CRC32C_TUNE_GENERIC;
     int amd = !strcmp(vendor, "AuthenticAMD") || !strcmp(vendor, "HygonGenuine");
     if (amd && fam == 26)
