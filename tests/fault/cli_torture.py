@@ -255,7 +255,15 @@ class PairRun:
             co, ce = cp.communicate(timeout=timeout)
             if self.keep:
                 sp.terminate()
-            so, se = sp.communicate(timeout=timeout if self.faulted == "server" else 5)
+            if self.faulted == "client":
+                # a client that failed before connecting leaves the server
+                # waiting: only the client's result is judged
+                try:
+                    sp.communicate(timeout=5)
+                except subprocess.TimeoutExpired:
+                    sp.kill(), sp.wait()
+                return subprocess.CompletedProcess([], cp.returncode, co, ce)
+            so, se = sp.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             cp.kill(), sp.kill(), cp.wait(), sp.wait()
             return None
