@@ -85,7 +85,7 @@ def judge(name, point, p, base, out, stdout_full=True):
 
 
 def torture(name, argv, out=None, stdin=None, setup=None, stdout_full=True, allocs_too=True):
-    """allocs_too False: only the output writes fail (the commands whose
+    """allocs_too False: only the output writes fail (ipoib matrix: its
     allocation failures are not yet reported as status 5)."""
     if ONLY and name not in ONLY:
         return
