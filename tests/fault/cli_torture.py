@@ -85,7 +85,7 @@ def judge(name, point, p, base, out, stdout_full=True):
 
 
 def torture(name, argv, out=None, stdin=None, setup=None, stdout_full=True, allocs_too=True):
-    """allocs_too False: only the output writes fail (the commands whose
+    """allocs_too False: only the output writes fail (ipoib matrix: its
     allocation failures are not yet reported as status 5)."""
     if ONLY and name not in ONLY:
         return
@@ -255,7 +255,15 @@ class PairRun:
             co, ce = cp.communicate(timeout=timeout)
             if self.keep:
                 sp.terminate()
-            so, se = sp.communicate(timeout=timeout if self.faulted == "server" else 5)
+            if self.faulted == "client":
+                # a client that failed before connecting leaves the server
+                # waiting: only the client's result is judged
+                try:
+                    sp.communicate(timeout=5)
+                except subprocess.TimeoutExpired:
+                    sp.kill(), sp.wait()
+                return subprocess.CompletedProcess([], cp.returncode, co, ce)
+            so, se = sp.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             cp.kill(), sp.kill(), cp.wait(), sp.wait()
             return None
@@ -276,8 +284,8 @@ torture("ipoib pcap -w", ["ipoib", "pcap", "-w", ipcap], out=ipcap, allocs_too=T
 torture("ipoib matrix", ["ipoib", "matrix"], allocs_too=False)
 torture("ipoib service-id", ["ipoib", "service-id", "tcp", "40", "--hex"], allocs_too=True)
 torture("demo --offline", ["demo", "--offline", "--bytes", "1M"], stdout_full=False,
-        allocs_too=False)
-torture("demo (loopback)", ["demo", "--bytes", "1M"], stdout_full=False, allocs_too=False)
+        allocs_too=True)
+torture("demo (loopback)", ["demo", "--bytes", "1M"], stdout_full=False, allocs_too=True)
 torture("analyze packing", ["analyze", "packing"], allocs_too=True)
 svg = os.path.join(T, "p.svg")
 torture("analyze placement --svg", ["analyze", "placement", os.path.join(data, "siw/guest.pcap"),
@@ -298,7 +306,7 @@ pairs = [
 for name, server, client, keep in pairs:
     for side in ("client", "server") if not keep else ("client",):
         run = PairRun(server, client, side, keep)
-        torture("%s (loopback, %s)" % (name, side), [name], stdout_full=False, allocs_too=False)
+        torture("%s (loopback, %s)" % (name, side), [name], stdout_full=False, allocs_too=True)
 run = plain_run
 
 shutil.rmtree(T, ignore_errors=True)

@@ -10,6 +10,7 @@
 #include <ddpwire/mpa_sock.h>
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -159,7 +160,7 @@ int cmd_demo(int argc, char **argv)
         return pr;
     uint8_t *pool = malloc(POOL);
     if (!pool)
-        return 1;
+        return cli_nomem("ddpwire demo", "the record pool");
     uint64_t g = 12345;
     for (size_t i = 0; i < POOL; i += 8) {
         uint64_t x = rnd(&g);
@@ -167,7 +168,11 @@ int cmd_demo(int argc, char **argv)
     }
     p.pool = pool;
     char err[256];
-    if (dw_sock_listen(&v.lfd, "127.0.0.1", "0", err, sizeof err)) {
+    int lr = dw_sock_listen(&v.lfd, "127.0.0.1", "0", err, sizeof err);
+    if (lr) {
+        free(pool);
+        if (cli_sock_resource(lr, errno))
+            return cli_cannot("ddpwire demo", "listening", err);
         fprintf(stderr, "ddpwire demo: %s\n", err);
         return 1;
     }
@@ -185,8 +190,20 @@ int cmd_demo(int argc, char **argv)
     v.o.user_data = &v;
     v.o.timeout_ms = 0;
     pthread_t t;
-    pthread_create(&t, NULL, serve, &v);
-    if (dw_sock_connect(&c, "127.0.0.1", port, &co, err, sizeof err)) {
+    if (pthread_create(&t, NULL, serve, &v)) {
+        close(v.lfd);
+        free(pool);
+        return cli_nomem("ddpwire demo", "the listener's thread");
+    }
+    int cr = dw_sock_connect(&c, "127.0.0.1", port, &co, err, sizeof err);
+    if (cr) {
+        int ce = errno;
+        shutdown(v.lfd, SHUT_RDWR); /* the listener's accept, if waiting, fails */
+        pthread_join(t, NULL);
+        close(v.lfd);
+        free(pool);
+        if (cli_sock_resource(cr, ce))
+            return cli_cannot("ddpwire demo", "connecting", err);
         fprintf(stderr, "ddpwire demo: %s\n", err);
         return 1;
     }
@@ -214,6 +231,10 @@ int cmd_demo(int argc, char **argv)
     dw_sock_close(c);
     pthread_join(t, NULL);
     close(v.lfd);
+    if (rc == DW_ERR_NOMEM || v.rc == DW_ERR_NOMEM || v.end == DW_ERR_NOMEM) {
+        free(pool);
+        return cli_nomem("ddpwire demo", rc == DW_ERR_NOMEM ? "sending" : "the listener");
+    }
     int ok = !rc && !v.rc && v.end == DW_ERR_CLOSED && v.records == recs && !v.bad &&
              !v.mpa_errors;
     printf("records     %llu sent, %llu received and verified, %llu mismatched\n",

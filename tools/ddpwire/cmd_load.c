@@ -65,6 +65,7 @@ typedef struct lrun {
     uint64_t verified, bad;
     int ep;
     const char *show; /* the listener's address, for messages */
+    const char *res; /* why a connection could not complete (memory ...): status 5 */
 } lrun;
 
 static const uint8_t *rec_data(size_t id, size_t j)
@@ -115,6 +116,8 @@ static void finish(lconn *c, int failed, int why)
 {
     c->why = why;
     c->err_no = errno;
+    if (failed && cli_sock_resource(why, c->err_no) && !c->run->res)
+        c->run->res = why == DW_ERR_NOMEM ? "out of memory" : strerror(c->err_no);
     c->early = !dw_sock_ready(c->s);
     if (!dw_sock_ready(c->s) && c->run->connecting)
         c->run->connecting--;
@@ -240,8 +243,9 @@ static int numeric(char *host, size_t cap)
 {
     struct addrinfo hints = {0}, *res;
     hints.ai_socktype = SOCK_STREAM;
-    if (getaddrinfo(host, NULL, &hints, &res))
-        return -1;
+    int gr = getaddrinfo(host, NULL, &hints, &res);
+    if (gr)
+        return gr == EAI_MEMORY || gr == EAI_AGAIN ? -2 : -1;
     int rc = getnameinfo(res->ai_addr, res->ai_addrlen, host, (socklen_t)cap, NULL, 0,
                          NI_NUMERICHOST);
     freeaddrinfo(res);
@@ -297,7 +301,7 @@ int cmd_load(int argc, char **argv)
 {
     dw_sock_settings o;
     load_args a = {1000, 0, 0, 1000, "127.0.0.1"};
-    lrun run = {5, 100, 0, 0, 0, 0, 0, -1, NULL};
+    lrun run = {5, 100, 0, 0, 0, 0, 0, -1, NULL, NULL};
     const char *pos[2] = {NULL, NULL};
     cli_where w;
     dw_sock_settings_default(&o);
@@ -321,7 +325,10 @@ int cmd_load(int argc, char **argv)
     if (used < 0 || (r = cli_extra("ddpwire load", pos, 2, used)) != CLI_GO)
         return 2;
     char *host = w.host, *port = w.port, err[256];
-    if (numeric(host, sizeof w.host)) {
+    int nr = numeric(host, sizeof w.host);
+    if (nr == -2)
+        return cli_cannot("ddpwire load", "resolving the address", "out of memory");
+    if (nr) {
         fprintf(stderr, "ddpwire load: %s: cannot resolve '%s'\n", w.show, host);
         return 2;
     }
@@ -336,7 +343,13 @@ int cmd_load(int argc, char **argv)
         pool[i] = (uint8_t)(i * 2654435761u >> 13);
     size_t n = (size_t)a.n;
     lconn *cs = calloc(n, sizeof *cs);
+    if (!cs)
+        return cli_nomem("ddpwire load", "the connection table");
     run.ep = epoll_create1(EPOLL_CLOEXEC);
+    if (run.ep < 0) {
+        free(cs);
+        return cli_cannot("ddpwire load", "epoll_create1", strerror(errno));
+    }
     o.nonblocking = 1;
     o.cb = (dw_fr_rx_callbacks){on_ulpdu, on_error, NULL};
     o.rbuf_size = 4096, o.tx_scratch = 2048, o.rx_keep = DW_SOCK_RX_KEEP_NONE;
@@ -346,6 +359,14 @@ int cmd_load(int argc, char **argv)
     for (size_t i = 0; cs && i < n; i++) {
         cs[i] = (lconn){.id = i, .run = &run};
         int rc = open_one(&cs[i], host, port, &o, &a, &run, err, sizeof err);
+        if (rc && cli_sock_resource(rc, errno)) {
+            for (size_t k = 0; k < i; k++)
+                if (cs[k].s)
+                    dw_sock_abort(cs[k].s);
+            free(cs);
+            close(run.ep);
+            return cli_cannot("ddpwire load", "opening the connections", err);
+        }
         if (rc) {
             if (no_connect++ < SHOW_MAX)
                 fprintf(stderr, "ddpwire load: %s: connection %zu failed to connect: %s%s\n",
@@ -376,6 +397,14 @@ int cmd_load(int argc, char **argv)
         stuck = run_until(cs, n, &run, is_done, limit, cli_now());
     }
     double t2 = cli_now();
+    if (run.res) {
+        for (size_t i = 0; i < n; i++)
+            if (cs[i].s)
+                dw_sock_abort(cs[i].s);
+        free(cs);
+        close(run.ep);
+        return cli_cannot("ddpwire load", "a connection", run.res);
+    }
     report_failures(cs, n, no_connect, stuck ? phase : NULL, limit);
     printf("connections %llu opened in %.2f s, %zu completed, %zu failed, %llu unfinished\n",
            (unsigned long long)n, t1 - t0, run.done - run.failed, run.failed,

@@ -168,7 +168,10 @@ static int run_server(perf *p, const char *host, const char *port)
 {
     char err[256];
     int lfd;
-    if (dw_sock_listen(&lfd, host[0] ? host : NULL, port, err, sizeof err)) {
+    int lr = dw_sock_listen(&lfd, host[0] ? host : NULL, port, err, sizeof err);
+    if (lr) {
+        if (cli_sock_resource(lr, errno))
+            return cli_cannot("ddpwire perf", "listening", err);
         fprintf(stderr, "ddpwire perf: %s\n", err);
         return 1;
     }
@@ -185,6 +188,10 @@ static int run_server(perf *p, const char *host, const char *port)
                 ;
             rc = fd < 0;
         } else if ((rc = dw_sock_accept(&s, lfd, &p->o, err, sizeof err))) {
+            if (cli_sock_resource(rc, errno)) {
+                status = cli_cannot("ddpwire perf", "accepting", err);
+                break;
+            }
             fprintf(stderr, "ddpwire perf: %s (%s)\n", err, dw_err_name(rc));
         }
         if (rc) {
@@ -201,6 +208,11 @@ static int run_server(perf *p, const char *host, const char *port)
             while ((r = dw_sock_recv(s)) >= 0)
                 ;
             rc = r == DW_ERR_CLOSED && !p->failed ? 0 : (int)r;
+            if (rc == DW_ERR_NOMEM) {
+                dw_sock_close(s);
+                status = cli_nomem("ddpwire perf", "receiving");
+                break;
+            }
             if (rc && !p->failed)
                 fprintf(stderr, "ddpwire perf: %s\n", dw_err_name(rc));
             dw_sock_close(s);
@@ -292,6 +304,8 @@ static int run_client(perf *p, const char *host, const char *port)
         p->o.user_data = p;
         int rc = dw_sock_connect(&s, host, port, &p->o, err, sizeof err);
         if (rc) {
+            if (cli_sock_resource(rc, errno))
+                return cli_cannot("ddpwire perf", "connecting", err);
             fprintf(stderr, "ddpwire perf: %s (%s)\n", err, dw_err_name(rc));
             return 1;
         }
@@ -352,7 +366,11 @@ static int run_client(perf *p, const char *host, const char *port)
     cpu c1 = cpu_now();
     cli_tcp_stats_get(fd, &st);
     cur.retrans = st.total_retrans;
-    if (rc)
+    int res = rc && cli_sock_resource(rc, errno);
+    if (res)
+        cli_cannot("ddpwire perf", "sending", rc == DW_ERR_NOMEM ? "out of memory"
+                                                                : strerror(errno));
+    else if (rc)
         fprintf(stderr, "ddpwire perf: %s (%s)\n", dw_err_name(rc), strerror(errno));
     else
         client_line(p, "total", start, cur,
@@ -361,7 +379,7 @@ static int run_client(perf *p, const char *host, const char *port)
         close(fd);
     else
         dw_sock_close(s);
-    return rc != 0;
+    return res ? CLI_EXIT_RESOURCE : rc != 0;
 }
 
 int cmd_perf(int argc, char **argv)

@@ -11,6 +11,7 @@
 #include <ddpwire/mpa_startup.h>
 #include <ddpwire/rdmap.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +35,18 @@ typedef struct rp {
     uint32_t start_stag, rdma_stag;
     unsigned recvs, reads; /* completions so far */
     int qp_rc;
+    int nomem; /* a library call said DW_ERR_NOMEM: status 5 */
     uint64_t pdus, octets; /* ULPDUs our receiver verified */
     int debug;             /* -d */
 } rp;
+
+/* rc, noting DW_ERR_NOMEM (the run then ends with status 5). */
+static int nm(rp *r, int rc)
+{
+    if (rc == DW_ERR_NOMEM)
+        r->nomem = 1;
+    return rc;
+}
 
 static void help(void)
 {
@@ -89,7 +99,7 @@ static void qwc(dw_qp *qp, const dw_qp_wc *wc, void *u)
         if (wc->len != DW_RPING_INFO_LEN) /* rping: "Received bogus data" */
             r->qp_rc = DW_ERR_PROTO;
         r->recvs++;
-        dw_qp_post_recv(qp, wc->wr_id, r->recv[wc->wr_id], DW_RPING_INFO_LEN);
+        nm(r, dw_qp_post_recv(qp, wc->wr_id, r->recv[wc->wr_id], DW_RPING_INFO_LEN));
     } else if (wc->op == DW_QP_WC_READ) {
         r->reads++;
     }
@@ -131,6 +141,10 @@ static int wait_for(rp *r, const unsigned *counter, unsigned want, const char *w
 {
     while (*counter < want) {
         ssize_t n = dw_sock_recv(r->s);
+        if (n == DW_ERR_NOMEM || r->qp_rc == DW_ERR_NOMEM || r->nomem) {
+            r->nomem = 1;
+            return DW_ERR_NOMEM;
+        }
         if (r->qp_rc) {
             fprintf(stderr, "ddpwire rping: %s\n", r->qp_rc == DW_ERR_PROTO
                                                        ? "protocol error (see above)"
@@ -162,18 +176,18 @@ static int setup_qp(rp *r, int server)
     r->recvs = r->reads = 0;
     r->qp_rc = 0;
     r->pdus = r->octets = 0;
-    if (dw_qp_new(&r->qp, &qs, &cb, r))
+    if (nm(r, dw_qp_new(&r->qp, &qs, &cb, r)))
         return -1;
     unsigned la = server ? DW_QP_ACCESS_LOCAL_WRITE : DW_QP_ACCESS_REMOTE_WRITE;
-    if (dw_qp_reg_mr(r->qp, r->start, r->size, (uintptr_t)r->start, DW_QP_ACCESS_REMOTE_READ,
-                     &r->start_stag) ||
-        dw_qp_reg_mr(r->qp, r->rdma, r->size, (uintptr_t)r->rdma, la, &r->rdma_stag) ||
-        dw_qp_post_recv(r->qp, 0, r->recv[0], DW_RPING_INFO_LEN) ||
-        dw_qp_post_recv(r->qp, 1, r->recv[1], DW_RPING_INFO_LEN))
+    if (nm(r, dw_qp_reg_mr(r->qp, r->start, r->size, (uintptr_t)r->start,
+                           DW_QP_ACCESS_REMOTE_READ, &r->start_stag)) ||
+        nm(r, dw_qp_reg_mr(r->qp, r->rdma, r->size, (uintptr_t)r->rdma, la, &r->rdma_stag)) ||
+        nm(r, dw_qp_post_recv(r->qp, 0, r->recv[0], DW_RPING_INFO_LEN)) ||
+        nm(r, dw_qp_post_recv(r->qp, 1, r->recv[1], DW_RPING_INFO_LEN)))
         return -1;
     if (!server && r->delay_ms) /* siw 6.1 quirk: see tests/wire/siw_interop.sh */
         usleep((useconds_t)(r->delay_ms * 1000));
-    if (qs.rtr_send && dw_qp_rtr(r->qp)) /* RFC 6581: the RTR goes first */
+    if (qs.rtr_send && nm(r, dw_qp_rtr(r->qp))) /* RFC 6581: the RTR goes first */
         return -1;
     if (!r->quiet)
         fprintf(stderr, "ddpwire rping: MPA rev %u%s, CRC %s, markers %s/%s, MULPDU %u%s%s\n",
@@ -190,7 +204,7 @@ static int send_info(rp *r, const uint8_t *buf, uint32_t stag)
 {
     dw_rping_info ri = {(uintptr_t)buf, stag, (uint32_t)r->size};
     dw_rping_info_encode(r->send, sizeof r->send, &ri);
-    return dw_qp_send(r->qp, 0, DW_RDMAP_SEND, 0, r->send, sizeof r->send);
+    return nm(r, dw_qp_send(r->qp, 0, DW_RDMAP_SEND, 0, r->send, sizeof r->send));
 }
 
 /* rping_test_client's text: "rdma-ping-%d: " then letters from 'A'+ping. */
@@ -245,21 +259,22 @@ static int server_loop(rp *r, uint64_t *done)
             return -1;
         }
         unsigned reads = r->reads;
-        if (dw_qp_read(r->qp, 0, r->rdma_stag, (uintptr_t)r->rdma, ri.size, ri.rkey, ri.buf) ||
+        if (nm(r, dw_qp_read(r->qp, 0, r->rdma_stag, (uintptr_t)r->rdma, ri.size, ri.rkey,
+                             ri.buf)) ||
             wait_for(r, &r->reads, reads + 1, "the RDMA Read Response"))
             return -1;
         if (r->verbose)
             printf("server ping data: %s\n", (char *)r->rdma);
         memset(r->send, 0, sizeof r->send);
-        if (dw_qp_send(r->qp, 0, DW_RDMAP_SEND, 0, r->send, sizeof r->send) ||
+        if (nm(r, dw_qp_send(r->qp, 0, DW_RDMAP_SEND, 0, r->send, sizeof r->send)) ||
             wait_for(r, &r->recvs, base + 2, "the client's RDMA buffer"))
             return -1;
         dw_rping_info_decode(&ri, r->recv[(base + 1) % 2], DW_RPING_INFO_LEN);
         size_t n = strnlen((char *)r->rdma, r->size - 1) + 1; /* rping: strlen + 1 */
         if (n > ri.size)
             n = ri.size;
-        if (dw_qp_write(r->qp, 0, r->rdma, n, ri.rkey, ri.buf) ||
-            dw_qp_send(r->qp, 0, DW_RDMAP_SEND, 0, r->send, sizeof r->send))
+        if (nm(r, dw_qp_write(r->qp, 0, r->rdma, n, ri.rkey, ri.buf)) ||
+            nm(r, dw_qp_send(r->qp, 0, DW_RDMAP_SEND, 0, r->send, sizeof r->send)))
             return -1;
         ++*done;
     }
@@ -292,6 +307,8 @@ static int one_connection(rp *r, int server)
     rc ? dw_sock_abort(r->s) : dw_sock_close(r->s);
     dw_qp_del(r->qp);
     r->qp = NULL;
+    if (r->nomem)
+        return cli_nomem("ddpwire rping", "the queue pair or its connection");
     return rc ? 1 : 0;
 }
 
@@ -301,25 +318,38 @@ static int run(rp *r)
     r->o.cb = (dw_fr_rx_callbacks){on_pdu, on_error, NULL};
     r->o.user_data = r;
     if (!r->server) {
-        if (dw_sock_connect(&r->s, r->host[0] ? r->host : "127.0.0.1", r->port, &r->o, err,
-                            sizeof err)) {
+        int cr = dw_sock_connect(&r->s, r->host[0] ? r->host : "127.0.0.1", r->port, &r->o,
+                                 err, sizeof err);
+        if (cr) {
+            if (cli_sock_resource(cr, errno))
+                return cli_cannot("ddpwire rping", "connecting", err);
             fprintf(stderr, "ddpwire rping: %s\n", err);
             return 1;
         }
         return one_connection(r, 0);
     }
     int lfd, rc = 0;
-    if (dw_sock_listen(&lfd, r->host[0] ? r->host : NULL, r->port, err, sizeof err)) {
+    int lr = dw_sock_listen(&lfd, r->host[0] ? r->host : NULL, r->port, err, sizeof err);
+    if (lr) {
+        if (cli_sock_resource(lr, errno))
+            return cli_cannot("ddpwire rping", "listening", err);
         fprintf(stderr, "ddpwire rping: %s\n", err);
         return 1;
     }
     do {
-        if (dw_sock_accept(&r->s, lfd, &r->o, err, sizeof err)) {
+        int ar = dw_sock_accept(&r->s, lfd, &r->o, err, sizeof err);
+        if (ar) {
+            if (cli_sock_resource(ar, errno)) {
+                rc = cli_cannot("ddpwire rping", "accepting", err);
+                break;
+            }
             fprintf(stderr, "ddpwire rping: %s\n", err);
             rc = 1;
             continue;
         }
         rc = one_connection(r, 1);
+        if (rc == CLI_EXIT_RESOURCE)
+            break;
     } while (r->persistent);
     close(lfd);
     return rc;
@@ -422,7 +452,7 @@ int cmd_rping(int argc, char **argv)
     }
     r.start = calloc(1, r.size);
     r.rdma = calloc(1, r.size);
-    int rc = r.start && r.rdma ? run(&r) : 1;
+    int rc = r.start && r.rdma ? run(&r) : cli_nomem("ddpwire rping", "the buffers");
     free(r.start);
     free(r.rdma);
     return rc;

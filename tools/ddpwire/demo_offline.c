@@ -89,8 +89,9 @@ static size_t pick_size(uint64_t *s, uint64_t fixed, uint32_t mulpdu)
     return 1 + rnd(s) % DW_MPA_ULPDU_MAX;
 }
 
-/* Feeds the stream in random TCP-segment-like cuts. */
-static void feed(dw_mpa_rx *rx, const uint8_t *w, size_t len, uint64_t *s)
+/* Feeds the stream in random TCP-segment-like cuts: 0, or the receiver's
+ * negative DW_ERR_* (DW_ERR_NOMEM: it could not complete). */
+static int feed(dw_mpa_rx *rx, const uint8_t *w, size_t len, uint64_t *s)
 {
     size_t at = 0;
     while (at < len) {
@@ -98,9 +99,10 @@ static void feed(dw_mpa_rx *rx, const uint8_t *w, size_t len, uint64_t *s)
         n = n < len - at ? n : len - at;
         ssize_t r = dw_mpa_rx_feed(rx, w + at, n);
         if (r < 0)
-            return;
+            return (int)r;
         at += (size_t)r;
     }
+    return 0;
 }
 
 /* Flips one bit in one FPDU of a fresh stream and shows the verdict. */
@@ -112,7 +114,7 @@ static int corruption_check(const cli_mpa_opts *mo)
     cli_mpa_tx_settings(mo, &ts);
     dw_mpa_tx *tx;
     if (dw_mpa_tx_new(&tx, &ts))
-        return 1;
+        return cli_nomem("ddpwire demo", "the corruption check's sender");
     size_t w = 0, sizes[3] = {1000, 3000, 500};
     uint64_t second = 0;
     for (int i = 0; i < 3; i++) {
@@ -129,10 +131,12 @@ static int corruption_check(const cli_mpa_opts *mo)
     dw_mpa_rx_callbacks cb = {on_ulpdu, on_error, NULL};
     dw_mpa_rx *rx;
     if (dw_mpa_rx_new(&rx, &rs, &cb, &dm))
-        return 1;
+        return cli_nomem("ddpwire demo", "the corruption check's receiver");
     uint64_t s = 3;
-    feed(rx, wire, w, &s);
+    int fr = feed(rx, wire, w, &s);
     dw_mpa_rx_del(rx);
+    if (fr == DW_ERR_NOMEM)
+        return cli_nomem("ddpwire demo", "the corruption check's receiver");
     int ok = dm.errors == 1 && dm.err.code == DW_MPA_ERR_CRC && dm.err.offset == second &&
              dm.delivered == 1 && dm.bad == 0;
     printf("corruption check: flipped one bit in FPDU 2 (stream offset %llu): "
@@ -169,10 +173,12 @@ int demo_offline(int argc, char **argv)
     uint8_t *pool = malloc(POOL), *wire = malloc(POOL + POOL / 8);
     dm.recs = malloc(BATCH * sizeof *dm.recs);
     struct iovec *iov = malloc(DW_MPA_FPDU_IOV_MAX * sizeof *iov);
+    tx = NULL, rx = NULL;
     if (!pool || !wire || !dm.recs || !iov || dw_mpa_tx_new(&tx, &ts) ||
         dw_mpa_rx_new(&rx, &rs, &cb, &dm)) {
-        fprintf(stderr, "ddpwire demo: out of memory\n");
-        return 1;
+        dw_mpa_tx_del(tx);
+        free(pool), free(wire), free(dm.recs), free(iov);
+        return cli_nomem("ddpwire demo", "the buffers, sender and receiver");
     }
     printf("ddpwire demo: %llu octets of records, %s, markers %s, EMSS %u (MULPDU %u), "
            "CRC32c path %s\n", (unsigned long long)total,
@@ -201,6 +207,8 @@ int demo_offline(int argc, char **argv)
             dw_mpa_fpdu_info info;
             ssize_t n = dw_mpa_tx_frame(tx, dm.recs[i].data, dm.recs[i].len, iov,
                                         DW_MPA_FPDU_IOV_MAX, &info);
+            if (n == DW_ERR_NOMEM)
+                return cli_nomem("ddpwire demo", "framing a record");
             if (n < 0) {
                 fprintf(stderr, "ddpwire demo: frame: %s\n", dw_strerror((int)n));
                 return 1;
@@ -211,7 +219,8 @@ int demo_offline(int argc, char **argv)
             }
             markers += info.markers;
         }
-        feed(rx, wire, w, &s);
+        if (feed(rx, wire, w, &s) == DW_ERR_NOMEM)
+            return cli_nomem("ddpwire demo", "deframing a batch");
         busy += cli_now() - t1;
         records += dm.nrec;
         wire_total += w;
@@ -239,7 +248,10 @@ int demo_offline(int argc, char **argv)
     dw_mpa_tx_del(tx);
     dw_mpa_rx_del(rx);
     free(pool), free(wire), free(dm.recs), free(iov);
-    fail |= corruption_check(&mo);
+    int cc = corruption_check(&mo);
+    if (cc == CLI_EXIT_RESOURCE)
+        return cc;
+    fail |= cc;
     printf("result      %s\n", fail ? "FAILED" : "all records verified");
     return fail;
 }
