@@ -9,6 +9,7 @@
  */
 #include <ddpwire/conn.h>
 
+#include "failing_mem.h"
 #include "test.h"
 
 #define NREC 40
@@ -404,41 +405,12 @@ static void test_stop_and_end_inside_frame(void)
 /* Every allocation goes through the settings' dw_mem; each failure point
  * gives DW_ERR_NOMEM from dw_conn_new or, for the negotiated sender and
  * receiver, from dw_conn_recv, and nothing leaks. */
-typedef struct tally { long live, calls, fail_at; } tally;
-static void *t_malloc(size_t n, void *u)
-{
-    tally *t = u;
-    if (++t->calls == t->fail_at)
-        return NULL;
-    t->live++;
-    return malloc(n);
-}
-static void t_free(void *p, void *u)
-{
-    if (p)
-        ((tally *)u)->live--;
-    free(p);
-}
-static void *t_calloc(size_t a, size_t b, void *u)
-{
-    void *p = t_malloc(a * b, u);
-    return p ? memset(p, 0, a * b) : NULL;
-}
-static void *t_realloc(void *p, size_t n, void *u)
-{
-    tally *t = u;
-    if (++t->calls == t->fail_at)
-        return NULL;
-    if (!p)
-        t->live++;
-    return realloc(p, n);
-}
 
 static void test_mem_every_failure(void)
 {
     int nomem_seen = 0;
     for (long at = 1; at < 40; at++) {
-        tally t = {0, 0, at};
+        counting t = {0, (unsigned long)at, 0};
         dw_mem mem = {&t, t_malloc, t_free, t_calloc, t_realloc};
         dw_conn_settings si, sr;
         settings(&cfgs[3], 1, &si);
@@ -456,7 +428,7 @@ static void test_mem_every_failure(void)
         side_del(&I);
         side_del(&R);
         CHECK(t.live == 0);
-        if (r == 0 && t.calls < at)
+        if (r == 0 && t.calls < (unsigned long)at)
             break; /* every allocation has failed once */
     }
     CHECK(nomem_seen >= 2); /* at creation and at MPA mode */

@@ -13,47 +13,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "failing_mem.h"
 #include "test.h"
 #include "sock_util.h"
 
-typedef struct counting {
-    unsigned long calls, fail_at; /* fail_at 0: none */
-    long live;
-} counting;
-
-static int fails(counting *c)
-{
-    return ++c->calls == c->fail_at;
-}
-
-static void *t_malloc(size_t n, void *u)
-{
-    void *p = fails(u) ? NULL : malloc(n);
-    ((counting *)u)->live += p != NULL;
-    return p;
-}
-
-static void t_free(void *p, void *u)
-{
-    ((counting *)u)->live -= p != NULL;
-    free(p);
-}
-
-static void *t_calloc(size_t k, size_t n, void *u)
-{
-    void *p = fails(u) ? NULL : calloc(k, n);
-    ((counting *)u)->live += p != NULL;
-    return p;
-}
-
-static void *t_realloc(void *p, size_t n, void *u)
-{
-    if (fails(u))
-        return NULL;
-    void *q = realloc(p, n);
-    ((counting *)u)->live += q && !p;
-    return q;
-}
 
 static size_t got_octets;
 
