@@ -449,6 +449,20 @@ INLINE T_SSE42 uint64_t sp_q4(uint64_t c, const uint8_t *p, uint8_t *d, int q)
         (x)[0] = (x)[1], (x)[1] = (x)[2], (x)[2] = t_;                       \
     } while (0)
 
+/* The marker kernels' end: the three lanes folded to one CRC, merged with
+ * the chains' when there were any. */
+INLINE T_AVX2C uint32_t sp_finish(const __m256i *x, const uint64_t *cc, size_t kc,
+                                  const uint32_t *pw)
+{
+    __m256i r = fy_fold1(x[1], fy_kd(1), x[2]);
+    r = fy_fold1(x[0], fy_kd(2), r);
+    __m128i y = fx_fold1(_mm256_castsi256_si128(r), _mm_set_epi64x(K128_HI, K128_LO),
+                         _mm256_extracti128_si256(r, 1));
+    uint32_t cv = lane_crc(y);
+    _mm256_zeroupper();
+    return kc ? fz_merge(cv, cc, pw) : cv;
+}
+
 T_AVX2C uint32_t dw_crc32c_strip_avx2(uint32_t reg, const uint8_t *in,
                                       uint8_t *dst, size_t j)
 {
@@ -499,13 +513,7 @@ T_AVX2C uint32_t dw_crc32c_strip_avx2(uint32_t reg, const uint8_t *in,
             SP_SHIFT(x, k, y);
         }
     }
-    __m256i r = fy_fold1(x[1], fy_kd(1), x[2]);
-    r = fy_fold1(x[0], fy_kd(2), r);
-    __m128i y = fx_fold1(_mm256_castsi256_si128(r), _mm_set_epi64x(K128_HI, K128_LO),
-                         _mm256_extracti128_si256(r, 1));
-    uint32_t cv = lane_crc(y);
-    _mm256_zeroupper();
-    return kc ? fz_merge(cv, cc, pw) : cv;
+    return sp_finish(x, cc, kc, pw);
 }
 
 /* ---- the sender's mirror: marker periods gathered from the ULPDU ----
@@ -619,13 +627,7 @@ INLINE T_AVX2C uint32_t gp_run(uint32_t reg, const uint8_t *u, uint8_t *out,
             SP_SHIFT(x, k, y);
         }
     }
-    __m256i r = fy_fold1(x[1], fy_kd(1), x[2]);
-    r = fy_fold1(x[0], fy_kd(2), r);
-    __m128i y = fx_fold1(_mm256_castsi256_si128(r), _mm_set_epi64x(K128_HI, K128_LO),
-                         _mm256_extracti128_si256(r, 1));
-    uint32_t cv = lane_crc(y);
-    _mm256_zeroupper();
-    return kc ? fz_merge(cv, cc, pw) : cv;
+    return sp_finish(x, cc, kc, pw);
 }
 
 T_AVX2C uint32_t dw_crc32c_gather_avx2(uint32_t reg, const uint8_t *u,
