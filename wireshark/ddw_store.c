@@ -441,25 +441,10 @@ static void on_flow_end(dw_dissect *Dp, const dw_flow *f, void *u)
     dw_dissect_flow_set_app(f, NULL);
 }
 
-/* --mpa-start PORT[:SEQ], as dump reads it. */
+/* --mpa-start PORT[:SEQ], as dump reads it (empty: not set). */
 static int parse_mpa_start(const char *s, dw_dissect_settings *ds)
 {
-    char *end;
-    if (!s || !*s)
-        return 0;
-    unsigned long port = strtoul(s, &end, 10);
-    if (end == s || port == 0 || port > 65535)
-        return -1;
-    ds->mpa_port = (int)port;
-    if (*end == ':') {
-        const char *q = end + 1;
-        unsigned long long seq = strtoull(q, &end, 10); /* as dump reads it */
-        if (end == q || seq > UINT32_MAX)
-            return -1;
-        ds->mpa_seq_set = 1;
-        ds->mpa_seq = (uint32_t)seq;
-    }
-    return *end ? -1 : 0;
+    return !s || !*s ? 0 : dw_dissect_settings_mpa_start(ds, s);
 }
 
 void ddw_open(const ddw_prefs *p)

@@ -267,6 +267,14 @@ DW_EXTERN int dw_dissect_settings_default_versioned(int settings_version,
 #define dw_dissect_settings_default(s) \
     dw_dissect_settings_default_versioned(DW_DISSECT_SETTINGS_VERSION, (s))
 
+/**
+ * Sets mpa_port, and with ":SEQ" mpa_seq and mpa_seq_set, from the text
+ * "PORT" or "PORT:SEQ" in decimal digits (PORT 1..65535, SEQ 0..2^32-1):
+ * the form of `ddpwire dump --mpa-start` and the Wireshark plugin's
+ * preference. 0, or DW_ERR_INVAL with s untouched.
+ */
+DW_EXTERN int dw_dissect_settings_mpa_start(dw_dissect_settings *s, const char *text);
+
 /** 0, DW_ERR_INVAL (bad settings) or DW_ERR_NOMEM. */
 DW_EXTERN int dw_dissect_new_versioned(dw_dissect **pD, int settings_version,
                                        const dw_dissect_settings *s, int callbacks_version,

@@ -640,6 +640,37 @@ int dw_dissect_settings_default_versioned(int settings_version, dw_dissect_setti
     return DW_VERSIONED_OUT(s, cur, settings_version, dissect_settings_v);
 }
 
+/* Decimal digits up to end (or the string's end), at most max; -1 if none,
+ * anything else, or above max. */
+static int64_t dissect_decimal(const char *p, const char *end, uint64_t max)
+{
+    uint64_t v = 0;
+    if (p == end || !*p)
+        return -1;
+    for (; p != end && *p; p++) {
+        if (*p < '0' || *p > '9' || (v = v * 10 + (uint64_t)(*p - '0')) > max)
+            return -1;
+    }
+    return (int64_t)v;
+}
+
+int dw_dissect_settings_mpa_start(dw_dissect_settings *s, const char *text)
+{
+    if (!s || !text)
+        return DW_ERR_INVAL;
+    const char *colon = strchr(text, ':');
+    int64_t port = dissect_decimal(text, colon, 65535);
+    int64_t seq = colon ? dissect_decimal(colon + 1, NULL, UINT32_MAX) : 0;
+    if (port < 1 || seq < 0)
+        return DW_ERR_INVAL;
+    s->mpa_port = (int)port;
+    if (colon) {
+        s->mpa_seq = (uint32_t)seq;
+        s->mpa_seq_set = 1;
+    }
+    return 0;
+}
+
 static int dissect_new_latest(dw_dissect **pD, const dw_dissect_settings *s,
                               const dw_dissect_callbacks *cb, void *user_data)
 {

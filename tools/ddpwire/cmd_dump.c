@@ -57,25 +57,10 @@ static void help(void)
 
 static int parse_mpa_start(void *out, const char *opt, const char *v)
 {
-    dw_dissect_settings *o = out;
-    uint64_t n;
-    char port[16];
-    const char *colon = v ? strchr(v, ':') : NULL;
-    size_t plen = colon ? (size_t)(colon - v) : (v ? strlen(v) : 0);
-    if (!v || plen == 0 || plen >= sizeof port) {
-        fprintf(stderr, "ddpwire dump: %s takes PORT or PORT:SEQ\n", opt);
+    if (!v || dw_dissect_settings_mpa_start(out, v) < 0) {
+        fprintf(stderr, "ddpwire dump: %s takes PORT or PORT:SEQ (PORT 1-65535, SEQ 0-4294967295)\n",
+                opt);
         return -1;
-    }
-    memcpy(port, v, plen);
-    port[plen] = 0;
-    if (cli_u64(opt, port, 1, 65535, &n))
-        return -1;
-    o->mpa_port = (int)n;
-    if (colon) {
-        if (cli_u64(opt, colon + 1, 0, UINT32_MAX, &n))
-            return -1;
-        o->mpa_seq = (uint32_t)n;
-        o->mpa_seq_set = 1;
     }
     return 0;
 }
