@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "nvmeof/nvmeof_int.h"
+#include "base/bytes.h"
 
 /* ---- CM private data ---------------------------------------------- */
 
@@ -19,11 +19,11 @@ int dw_nvmeof_cm_req_encode(uint8_t *out, size_t cap, const dw_nvmeof_cm_req *r)
     if (cap < DW_NVMEOF_CM_LEN)
         return DW_ERR_NOSPACE;
     memset(out, 0, DW_NVMEOF_CM_LEN);
-    nv_put16(out, r->recfmt);
-    nv_put16(out + 2, r->qid);
-    nv_put16(out + 4, r->hrqsize);
-    nv_put16(out + 6, r->hsqsize);
-    nv_put16(out + 8, r->cntlid);
+    dw_put_le16(out, r->recfmt);
+    dw_put_le16(out + 2, r->qid);
+    dw_put_le16(out + 4, r->hrqsize);
+    dw_put_le16(out + 6, r->hsqsize);
+    dw_put_le16(out + 8, r->cntlid);
     return DW_NVMEOF_CM_LEN;
 }
 
@@ -33,8 +33,8 @@ int dw_nvmeof_cm_req_decode(dw_nvmeof_cm_req *r, const uint8_t *in, size_t len)
         return DW_ERR_INVAL;
     if (len < DW_NVMEOF_CM_LEN)
         return DW_ERR_NEED_MORE;
-    *r = (dw_nvmeof_cm_req){nv_get16(in), nv_get16(in + 2), nv_get16(in + 4),
-                            nv_get16(in + 6), nv_get16(in + 8)};
+    *r = (dw_nvmeof_cm_req){dw_get_le16(in), dw_get_le16(in + 2), dw_get_le16(in + 4),
+                            dw_get_le16(in + 6), dw_get_le16(in + 8)};
     return r->recfmt ? DW_ERR_MALFORMED : DW_NVMEOF_CM_LEN;
 }
 
@@ -45,8 +45,8 @@ int dw_nvmeof_cm_rep_encode(uint8_t *out, size_t cap, const dw_nvmeof_cm_rep *r)
     if (cap < DW_NVMEOF_CM_LEN)
         return DW_ERR_NOSPACE;
     memset(out, 0, DW_NVMEOF_CM_LEN);
-    nv_put16(out, r->recfmt);
-    nv_put16(out + 2, r->crqsize);
+    dw_put_le16(out, r->recfmt);
+    dw_put_le16(out + 2, r->crqsize);
     return DW_NVMEOF_CM_LEN;
 }
 
@@ -56,7 +56,7 @@ int dw_nvmeof_cm_rep_decode(dw_nvmeof_cm_rep *r, const uint8_t *in, size_t len)
         return DW_ERR_INVAL;
     if (len < DW_NVMEOF_CM_LEN)
         return DW_ERR_NEED_MORE;
-    *r = (dw_nvmeof_cm_rep){nv_get16(in), nv_get16(in + 2)};
+    *r = (dw_nvmeof_cm_rep){dw_get_le16(in), dw_get_le16(in + 2)};
     return r->recfmt ? DW_ERR_MALFORMED : DW_NVMEOF_CM_LEN;
 }
 
@@ -66,8 +66,8 @@ int dw_nvmeof_cm_rej_encode(uint8_t *out, size_t cap, const dw_nvmeof_cm_rej *r)
         return DW_ERR_INVAL;
     if (cap < DW_NVMEOF_CM_REJ_LEN)
         return DW_ERR_NOSPACE;
-    nv_put16(out, r->recfmt);
-    nv_put16(out + 2, r->sts);
+    dw_put_le16(out, r->recfmt);
+    dw_put_le16(out + 2, r->sts);
     return DW_NVMEOF_CM_REJ_LEN;
 }
 
@@ -77,7 +77,7 @@ int dw_nvmeof_cm_rej_decode(dw_nvmeof_cm_rej *r, const uint8_t *in, size_t len)
         return DW_ERR_INVAL;
     if (len < DW_NVMEOF_CM_REJ_LEN)
         return DW_ERR_NEED_MORE;
-    *r = (dw_nvmeof_cm_rej){nv_get16(in), nv_get16(in + 2)};
+    *r = (dw_nvmeof_cm_rej){dw_get_le16(in), dw_get_le16(in + 2)};
     return DW_NVMEOF_CM_REJ_LEN;
 }
 
@@ -96,14 +96,14 @@ const char *dw_nvmeof_cm_rej_str(uint16_t sts)
  * data block: address, 32-bit length, 3 reserved. Type octet last. */
 static void sgl_put(uint8_t *p, const dw_nvmeof_sgl *g)
 {
-    nv_put64(p, g->addr);
+    dw_put_le64(p, g->addr);
     if ((g->type >> 4) == 4) {
         p[8] = (uint8_t)g->len;
         p[9] = (uint8_t)(g->len >> 8);
         p[10] = (uint8_t)(g->len >> 16);
-        nv_put32(p + 11, g->key);
+        dw_put_le32(p + 11, g->key);
     } else {
-        nv_put32(p + 8, g->len);
+        dw_put_le32(p + 8, g->len);
         p[12] = p[13] = p[14] = 0;
     }
     p[15] = g->type;
@@ -111,13 +111,13 @@ static void sgl_put(uint8_t *p, const dw_nvmeof_sgl *g)
 
 static void sgl_get(dw_nvmeof_sgl *g, const uint8_t *p)
 {
-    g->addr = nv_get64(p);
+    g->addr = dw_get_le64(p);
     g->type = p[15];
     if ((g->type >> 4) == 4) {
         g->len = (uint32_t)p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16;
-        g->key = nv_get32(p + 11);
+        g->key = dw_get_le32(p + 11);
     } else {
-        g->len = nv_get32(p + 8);
+        g->len = dw_get_le32(p + 8);
         g->key = 0;
     }
 }
@@ -130,15 +130,15 @@ int dw_nvmeof_sqe_encode(uint8_t *out, size_t cap, const dw_nvmeof_sqe *s)
         return DW_ERR_NOSPACE;
     out[0] = s->opcode;
     out[1] = s->flags;
-    nv_put16(out + 2, s->cid);
-    nv_put32(out + 4, s->nsid);
-    nv_put32(out + 8, s->cdw2);
-    nv_put32(out + 12, s->cdw3);
-    nv_put64(out + 16, s->mptr);
+    dw_put_le16(out + 2, s->cid);
+    dw_put_le32(out + 4, s->nsid);
+    dw_put_le32(out + 8, s->cdw2);
+    dw_put_le32(out + 12, s->cdw3);
+    dw_put_le64(out + 16, s->mptr);
     sgl_put(out + 24, &s->sgl);
     const uint32_t dw[6] = {s->cdw10, s->cdw11, s->cdw12, s->cdw13, s->cdw14, s->cdw15};
     for (int i = 0; i < 6; i++)
-        nv_put32(out + 40 + 4 * i, dw[i]);
+        dw_put_le32(out + 40 + 4 * i, dw[i]);
     return DW_NVMEOF_SQE_LEN;
 }
 
@@ -150,15 +150,15 @@ int dw_nvmeof_sqe_decode(dw_nvmeof_sqe *s, const uint8_t *in, size_t len)
         return DW_ERR_NEED_MORE;
     s->opcode = in[0];
     s->flags = in[1];
-    s->cid = nv_get16(in + 2);
-    s->nsid = nv_get32(in + 4);
-    s->cdw2 = nv_get32(in + 8);
-    s->cdw3 = nv_get32(in + 12);
-    s->mptr = nv_get64(in + 16);
+    s->cid = dw_get_le16(in + 2);
+    s->nsid = dw_get_le32(in + 4);
+    s->cdw2 = dw_get_le32(in + 8);
+    s->cdw3 = dw_get_le32(in + 12);
+    s->mptr = dw_get_le64(in + 16);
     sgl_get(&s->sgl, in + 24);
     uint32_t *dw[6] = {&s->cdw10, &s->cdw11, &s->cdw12, &s->cdw13, &s->cdw14, &s->cdw15};
     for (int i = 0; i < 6; i++)
-        *dw[i] = nv_get32(in + 40 + 4 * i);
+        *dw[i] = dw_get_le32(in + 40 + 4 * i);
     return DW_NVMEOF_SQE_LEN;
 }
 
@@ -247,11 +247,11 @@ int dw_nvmeof_cqe_encode(uint8_t *out, size_t cap, const dw_nvmeof_cqe *c)
         return DW_ERR_INVAL;
     if (cap < DW_NVMEOF_CQE_LEN)
         return DW_ERR_NOSPACE;
-    nv_put64(out, c->result);
-    nv_put16(out + 8, c->sqhd);
-    nv_put16(out + 10, c->sqid);
-    nv_put16(out + 12, c->cid);
-    nv_put16(out + 14, c->status);
+    dw_put_le64(out, c->result);
+    dw_put_le16(out + 8, c->sqhd);
+    dw_put_le16(out + 10, c->sqid);
+    dw_put_le16(out + 12, c->cid);
+    dw_put_le16(out + 14, c->status);
     return DW_NVMEOF_CQE_LEN;
 }
 
@@ -261,8 +261,8 @@ int dw_nvmeof_cqe_decode(dw_nvmeof_cqe *c, const uint8_t *in, size_t len)
         return DW_ERR_INVAL;
     if (len < DW_NVMEOF_CQE_LEN)
         return DW_ERR_NEED_MORE;
-    *c = (dw_nvmeof_cqe){nv_get64(in), nv_get16(in + 8), nv_get16(in + 10), nv_get16(in + 12),
-                         nv_get16(in + 14)};
+    *c = (dw_nvmeof_cqe){dw_get_le64(in), dw_get_le16(in + 8), dw_get_le16(in + 10), dw_get_le16(in + 12),
+                         dw_get_le16(in + 14)};
     return DW_NVMEOF_CQE_LEN;
 }
 
@@ -284,7 +284,7 @@ int dw_nvmeof_connect_data_encode(uint8_t *out, size_t cap, const dw_nvmeof_conn
         return DW_ERR_NOSPACE;
     memset(out, 0, DW_NVMEOF_CONNECT_DATA_LEN);
     memcpy(out, d->hostid, 16);
-    nv_put16(out + 16, d->cntlid);
+    dw_put_le16(out + 16, d->cntlid);
     memcpy(out + 256, d->subnqn, strlen(d->subnqn));
     memcpy(out + 512, d->hostnqn, strlen(d->hostnqn));
     return DW_NVMEOF_CONNECT_DATA_LEN;
@@ -308,7 +308,7 @@ int dw_nvmeof_connect_data_decode(dw_nvmeof_connect_data *d, const uint8_t *in, 
         return DW_ERR_NEED_MORE;
     memset(d, 0, sizeof *d);
     memcpy(d->hostid, in, 16);
-    d->cntlid = nv_get16(in + 16);
+    d->cntlid = dw_get_le16(in + 16);
     if (nqn_get(d->subnqn, in + 256) || nqn_get(d->hostnqn, in + 512))
         return DW_ERR_MALFORMED;
     return DW_NVMEOF_CONNECT_DATA_LEN;

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "nvmeof/nvmeof_int.h"
+#include "base/bytes.h"
 
 typedef struct named {
     uint16_t code; /* SCT << 8 | SC */
@@ -106,19 +106,19 @@ int dw_nvmeof_id_ctrl_decode(dw_nvmeof_id_ctrl *c, const uint8_t *in, size_t len
     if (len < DW_NVMEOF_IDENTIFY_LEN)
         return DW_ERR_NEED_MORE;
     memset(c, 0, sizeof *c);
-    c->vid = nv_get16(in);
-    c->ssvid = nv_get16(in + 2);
+    c->vid = dw_get_le16(in);
+    c->ssvid = dw_get_le16(in + 2);
     text(c->sn, in + 4, 20);
     text(c->mn, in + 24, 40);
     text(c->fr, in + 64, 8);
     c->mdts = in[77];
-    c->cntlid = nv_get16(in + 78);
-    c->ver = nv_get32(in + 80);
-    c->maxcmd = nv_get16(in + 514);
-    c->nn = nv_get32(in + 516);
+    c->cntlid = dw_get_le16(in + 78);
+    c->ver = dw_get_le32(in + 80);
+    c->maxcmd = dw_get_le16(in + 514);
+    c->nn = dw_get_le32(in + 516);
     text(c->subnqn, in + 768, 255); /* the field's last octet stays a NUL */
-    c->ioccsz = nv_get32(in + 1792);
-    c->iorcsz = nv_get32(in + 1796);
+    c->ioccsz = dw_get_le32(in + 1792);
+    c->iorcsz = dw_get_le32(in + 1796);
     return DW_NVMEOF_IDENTIFY_LEN;
 }
 
@@ -129,9 +129,9 @@ int dw_nvmeof_id_ns_decode(dw_nvmeof_id_ns *n, const uint8_t *in, size_t len)
     if (len < DW_NVMEOF_IDENTIFY_LEN)
         return DW_ERR_NEED_MORE;
     memset(n, 0, sizeof *n);
-    n->nsze = nv_get64(in);
-    n->ncap = nv_get64(in + 8);
-    n->nuse = nv_get64(in + 16);
+    n->nsze = dw_get_le64(in);
+    n->ncap = dw_get_le64(in + 8);
+    n->nuse = dw_get_le64(in + 16);
     n->nlbaf = in[25];
     n->flbas = in[26];
     unsigned f = n->flbas & 0xf;
@@ -150,7 +150,7 @@ int dw_nvmeof_disc_hdr_decode(dw_nvmeof_disc_hdr *h, const uint8_t *in, size_t l
         return DW_ERR_INVAL;
     if (len < DW_NVMEOF_DISC_ENTRY_LEN)
         return DW_ERR_NEED_MORE;
-    *h = (dw_nvmeof_disc_hdr){nv_get64(in), nv_get64(in + 8), nv_get16(in + 16)};
+    *h = (dw_nvmeof_disc_hdr){dw_get_le64(in), dw_get_le64(in + 8), dw_get_le16(in + 16)};
     return DW_NVMEOF_DISC_ENTRY_LEN;
 }
 
@@ -165,9 +165,9 @@ int dw_nvmeof_disc_entry_decode(dw_nvmeof_disc_entry *e, const uint8_t *in, size
     e->adrfam = in[1];
     e->subtype = in[2];
     e->treq = in[3];
-    e->portid = nv_get16(in + 4);
-    e->cntlid = nv_get16(in + 6);
-    e->asqsz = nv_get16(in + 8);
+    e->portid = dw_get_le16(in + 4);
+    e->cntlid = dw_get_le16(in + 6);
+    e->asqsz = dw_get_le16(in + 8);
     text(e->trsvcid, in + 32, 32);
     text(e->traddr, in + 512, 256);
     text(e->subnqn, in + 256, 256);
