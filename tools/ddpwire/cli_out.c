@@ -83,8 +83,9 @@ int cli_errno_resource(int e)
 
 int cli_sock_resource(int rc, int e)
 {
+    /* EPIPE on a socket is the peer closing, not a resource of ours */
     return rc == DW_ERR_NOMEM || (rc == DW_ERR_IO && (cli_errno_resource(e) || e == ENOBUFS) &&
-                                  e != EINTR);
+                                  e != EINTR && e != EPIPE);
 }
 
 int cli_stdout_done(const char *prog)
