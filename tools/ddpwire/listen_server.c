@@ -356,6 +356,11 @@ static void accept_some(server *v, int64_t t)
             free(c);
             if (rc == DW_ERR_AGAIN)
                 return;
+            if (rc == DW_ERR_NOMEM) { /* the peer is dropped: said, and the run not whole */
+                v->fails[F_NOMEM]++;
+                fprintf(stderr, "ddpwire listen: accepting a connection: out of memory\n");
+                return;
+            }
             v->fails[F_ACCEPT]++;
             if (errno == EMFILE || errno == ENFILE) /* out of descriptors: wait */
                 v->accept_resume = t + 100;
@@ -473,5 +478,11 @@ int serve_many(int lfd, const dw_sock_settings *base, const srv_opts *so)
         summary(&v);
     if (v.out_err) /* a record not written: what came after it is not either */
         return cli_cannot("ddpwire listen", "writing stdout", strerror(v.out_err));
+    if (v.fails[F_NOMEM]) { /* each was named when it failed; the run is not whole */
+        char why[64];
+        snprintf(why, sizeof why, "%llu ran out of memory",
+                 (unsigned long long)v.fails[F_NOMEM]);
+        return cli_cannot("ddpwire listen", "connections", why);
+    }
     return 0;
 }
