@@ -8,7 +8,7 @@ either the full run's status and output, or status 5 ("could not complete")
 with a "could not complete" line on stderr, its -w file absent and no
 FILE.tmp-* left. Usage: cli_torture.py DDPWIRE SHIM SRCDIR [PATH...]
 (DW_TORTURE_STEP=K tries every Kth failure point only; DW_TORTURE_ALL_ALLOCS=1
-also fails the allocations of the paths tortured on their writes only)."""
+also fails the allocations of a path given allocs_too=False: none now)."""
 import os, shutil, socket, subprocess, sys, tempfile, time
 
 D, SHIM, SRC = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -85,8 +85,8 @@ def judge(name, point, p, base, out, stdout_full=True):
 
 
 def torture(name, argv, out=None, stdin=None, setup=None, stdout_full=True, allocs_too=True):
-    """allocs_too False: only the output writes fail (ipoib matrix: its
-    allocation failures are not yet reported as status 5)."""
+    """allocs_too False: only the output writes fail (for a path whose
+    allocation failures are not yet reported as status 5: none now)."""
     if ONLY and name not in ONLY:
         return
     allocs_too = allocs_too or ALL_ALLOCS
