@@ -26,22 +26,15 @@
  *    offset of the FPDU it names) or a clean close.
  *  - seg: its on_deliver sequence (with the octets given to on_place at
  *    that offset) equals rx's records, and its error (code, offset)
- *    equals rx's, but for the code when seg placed FPDUs early: a
- *    corrupted ULPDU_Length that makes an FPDU overlap one placed ahead
- *    is code 3 (marker/length disagreement) where rx, which never saw
- *    the later FPDU, says 2 (CRC) or 1 (it runs past the end) for the
- *    same FPDU. And when seg found its error ahead of its in-order
- *    point (an FPDU located early, by a marker, MPA 7.4), which it
- *    reports at once (MPA 9), its records are a prefix of rx's (the
- *    FPDUs before the error that had not arrived are never delivered)
- *    and only "rx reports an error too" is required: seg reports the
- *    first error it detects, not the first in stream order. Known and
- *    not fixed: a corrupted marker in an FPDU whose CRC is bad that
- *    names the in-order FPDU (or an anchored one) from beyond its end
- *    makes seg blame that valid FPDU (code 3, before rx's error at the
- *    marker's FPDU: 2, or 1 when it is cut off): MPA 9 gives code 3 only
- *    with a valid CRC. Accepted
- *    here (seg's records a prefix of rx's) until that is changed.
+ *    equals rx's, and is reported at its in-order point (an error found
+ *    ahead waits for its turn, MPA 9). One exception, when seg placed
+ *    FPDUs early: a corrupted ULPDU_Length that makes the in-order FPDU
+ *    overlap one placed ahead is code 3 (marker/length disagreement) at
+ *    once, since the placed octets are gone and its CRC cannot be
+ *    checked, where rx, which never saw the later FPDU, says 2 (CRC) or
+ *    1 (it runs past the end) for the same FPDU; without the CRC rx may
+ *    take that FPDU and err later (or never): then seg's records are
+ *    rx's up to that FPDU.
  *  - check: a receiver's verdict per FPDU record (CRC BAD: code 2, a bad
  *    marker in an FPDU whose CRC is good or off: 3, CRC MISSING at the
  *    end: 1; MPA 9's order) gives the same records (offset, length, the
@@ -141,7 +134,7 @@ static struct {
     /* segment receiver: what on_place gave, by offset */
     rec placed[OUT_MAX];
     size_t nplaced;
-    int seg_early, seg_ahead;
+    int seg_early;
 } g;
 
 /* ---- the sender ------------------------------------------------------ */
@@ -326,7 +319,8 @@ static void seg_error(dw_mpa_seg *r, const dw_mpa_rx_error *e, void *u)
     if (e->code == DW_MPA_ERR_CLOSED && e->clean)
         return;
     set_err(&g.seg, e->code, e->offset);
-    g.seg_ahead = dw_mpa_seg_offset(r) < e->offset;
+    if (dw_mpa_seg_offset(r) != e->offset) /* at its in-order point */
+        abort();
 }
 
 static void seg_feed(dw_mpa_seg *r, size_t i)
@@ -508,20 +502,17 @@ static int at_length(uint64_t fpdu_off, int markers)
 
 static void agree(int corrupted, int crc, int markers)
 {
-    /* seg and rx: the same records (a prefix when seg's error was found
-     * ahead of its in-order point), the same error offset */
-    /* known, not fixed: a marker in a later FPDU whose CRC is bad, naming
-     * the in-order or an anchored FPDU, convicts that one (code 3) */
-    int seg_blames = g.seg.code == DW_MPA_ERR_MARKER && g.rx.code && g.seg.err_off < g.rx.err_off;
-    if (g.seg.n > g.rx.n || (!g.seg_ahead && !seg_blames && g.seg.n != g.rx.n))
+    /* seg and rx: the same records and error; the exception at the top
+     * (a length over an FPDU placed early: code 3 there) */
+    int overlap = g.seg_early && g.seg.code == DW_MPA_ERR_MARKER;
+    int rx_took = overlap && !crc && (g.rx.code ? g.rx.err_off : NONE) > g.seg.err_off;
+    if (rx_took ? g.seg.n > g.rx.n || (g.seg.n < g.rx.n && g.rx.r[g.seg.n].off != g.seg.err_off)
+                : g.seg.n != g.rx.n)
         abort();
     for (size_t i = 0; i < g.seg.n; i++)
         if (g.seg.r[i].off != g.rx.r[i].off || g.seg.r[i].hash != g.rx.r[i].hash)
             abort();
-    if (g.seg_ahead || seg_blames ? !g.rx.code
-                                  : g.rx.err_off != g.seg.err_off ||
-                          (g.rx.code != g.seg.code &&
-                           !(g.seg_early && g.seg.code == DW_MPA_ERR_MARKER)))
+    if (!rx_took && (g.rx.err_off != g.seg.err_off || (g.rx.code != g.seg.code && !overlap)))
         abort();
     /* check and rx */
     if (ck_over_lost) { /* known: see the top */
@@ -557,7 +548,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     g.rx.n = g.seg.n = g.ck.n = g.sent.n = g.nplaced = 0;
     g.rx.code = g.seg.code = g.ck.code = 0;
     g.rx.err_off = g.seg.err_off = g.ck.err_off = NONE;
-    g.seg_early = g.seg_ahead = 0;
+    g.seg_early = 0;
     g.start_seq = (uint32_t)cfg[1] << 24 | (uint32_t)cfg[2] << 16 | (uint32_t)cfg[3] << 8 | cfg[4];
     g.prefix = (uint64_t)cfg[9] * 4;
     uint64_t seed = (uint64_t)cfg[8] << 32 | size | 1;

@@ -57,8 +57,6 @@ struct dw_mpa_seg {
     uint64_t cons;     /* octets consumed in order */
     seg_fsm in;        /* the in-order FPDU */
     seg_fsm oo;        /* out-of-order FPDUs */
-    int in_conflict;   /* a marker named a start inside the in-order FPDU */
-    uint64_t in_named; /* 1 + the farthest marker naming its start */
     ent *ent;          /* ent[elo, ehi), sorted by start */
     size_t elo, ehi, ecap;
     seg_store st;
@@ -230,15 +228,16 @@ static const ent *placed_before(const dw_mpa_seg *r, uint64_t pos)
     return NULL;
 }
 
-/* Entries starting in (a, b): hints are dropped (they were not FPDU
- * starts); returns 2 when a placed FPDU starts there, 1 for an anchor. */
-static int inner(dw_mpa_seg *r, uint64_t a, uint64_t b, int drop_hints)
+/* Entries starting in (a, b): returns 2 when a placed FPDU starts there,
+ * 1 for an anchor. drop: 1 drops the hints there (they were not FPDU
+ * starts), 2 the anchors too. */
+static int inner(dw_mpa_seg *r, uint64_t a, uint64_t b, int drop)
 {
     int worst = 0;
     size_t i = ent_find(r, a + 1);
     while (i < r->ehi && r->ent[i].start < b) {
         int k = r->ent[i].kind;
-        if (k == E_HINT && drop_hints) {
+        if ((k == E_HINT && drop) || (k == E_ANCHOR && drop == 2)) {
             ent_del(r, i);
             if (i < r->elo)
                 i = r->elo;
@@ -345,16 +344,22 @@ static int have(const dw_mpa_seg *r, const view *v, uint64_t a, uint64_t b)
 
 /* ---- in order ------------------------------------------------------ */
 
+/*
+ * The in-order FPDU is judged on its own octets, as the in-order receiver
+ * does: CRC first (MPA 9 code 2), then the markers inside it (code 3).
+ * A marker outside it that names its start or a point inside it is the
+ * error of the FPDU that holds that marker, when that one is verified in
+ * its turn (code 3 only "in the event that the CRC is valid"); the
+ * positions it located (anchors inside) are dropped.
+ */
 static void in_done(dw_mpa_seg *r, const seg_done *d)
 {
-    int in = inner(r, d->fpdu, d->end, 1);
+    int in = inner(r, d->fpdu, d->end, 2);
     if (!d->crc_ok) {
         fail(r, DW_MPA_ERR_CRC, d->fpdu);
         return;
     }
-    /* MPA 9: lengths and markers (in it, naming a start inside it, or
-     * naming its start from beyond its end) */
-    if (!d->marker_ok || in || r->in_conflict || r->in_named > d->end) {
+    if (!d->marker_ok || in == 2) {
         fail(r, DW_MPA_ERR_MARKER, d->fpdu);
         return;
     }
@@ -413,7 +418,6 @@ static void in_order(dw_mpa_seg *r, const view *v)
                 deliver(r, e.start, e.end, e.ulen, 1);
                 continue;
             }
-            r->in_named = e.named;
         }
         size_t len;
         const uint8_t *p = piece(r, v, r->cons, UINT64_MAX, &len);
@@ -428,11 +432,10 @@ static void in_order(dw_mpa_seg *r, const view *v)
         r->cons += used;
         if (done) {
             in_done(r, &d);
-            r->in_conflict = 0;
-            r->in_named = 0;
-        } else if (!known && r->in.end && inner(r, r->in.fpdu, r->in.end, 0) == 2) {
+        } else if (!known && r->in.end && inner(r, r->in.fpdu, r->in.end, 2) == 2) {
             /* its length runs into a placed FPDU: a gap closes on a
-             * disagreement (MPA 9); those octets are gone, so now */
+             * disagreement (MPA 9); those octets are gone, so now.
+             * (Positions located inside it are dropped.) */
             fail(r, DW_MPA_ERR_MARKER, r->in.fpdu);
         }
     }
@@ -467,29 +470,42 @@ static uint64_t fpdu_end(const dw_mpa_seg *r, const view *v, uint64_t q)
 }
 
 /*
- * Places the FPDU at anchor e when it is all at hand (MPA 7.4 methods 2
- * and 3). Returns its end, 0 when not possible yet.
+ * An anchor whose FPDU is not verified (CRC, markers), or that disagrees
+ * with markers or FPDUs already identified, is not located unambiguously
+ * (MPA 7.4 method 2: "in FPDUs with valid CRCs"): it is dropped and its
+ * octets wait for their turn in order, where an error is reported at its
+ * stream offset after every FPDU before it (MPA 9 lets an MPA-aware TCP
+ * drop such a segment rather than report at once; the in-order receiver
+ * reports the same error at the same point).
+ */
+static void unanchor(dw_mpa_seg *r, uint64_t q)
+{
+    ent_del(r, ent_find(r, q));
+}
+
+/*
+ * Places the FPDU at anchor q when it is all at hand and verified (MPA 7.4
+ * methods 2 and 3). Returns its end, 0 when not possible (yet).
  */
 static uint64_t try_anchor(dw_mpa_seg *r, const view *v, uint64_t q)
 {
     uint64_t y = fpdu_end(r, v, q);
     if (!y)
         return 0;
-    if (inner(r, q, y, 0) == 2) { /* runs into a placed FPDU */
-        fail(r, DW_MPA_ERR_MARKER, q);
+    if (inner(r, q, y, 0) == 2 || (r->in.end && q < r->in.end)) {
+        /* runs into a placed FPDU, or starts inside the in-order one */
+        unanchor(r, q);
         return 0;
     }
     seg_done d;
     if (!have(r, v, q, y) || !check_fpdu(r, v, q, y, &d))
         return 0;
-    int in = inner(r, q, y, 1);
     ent *e = ent_at(r, q);
-    if (!d.crc_ok)
-        fail(r, DW_MPA_ERR_CRC, q);
-    else if (!d.marker_ok || in || e->named > y)
-        fail(r, DW_MPA_ERR_MARKER, q);
-    if (r->failed)
+    if (!d.crc_ok || !d.marker_ok || e->named > y || inner(r, q, y, 0)) {
+        unanchor(r, q);
         return 0;
+    }
+    inner(r, q, y, 1);
     place(r, &d, 1);
     if (r->failed)
         return 0;
@@ -569,33 +585,23 @@ static void try_hints(dw_mpa_seg *r, const view *v, uint64_t ra, uint64_t rb)
 
 /*
  * A marker at m whose FPDUPTR field is ptr (MPA 7.1, 7.4 method 2): an
- * anchor, unless it disagrees with FPDUs already identified. Such a
- * marker is not used, and not yet an error: MPA 9 code 3 holds "in the
- * event that the CRC is valid", and the FPDU that holds it is not
- * verified yet. When it is, its CRC (code 2) or this marker (code 3,
- * checked with every marker inside it) is the error, at that FPDU.
+ * anchor, unless it disagrees with FPDUs already identified (the in-order
+ * one, a placed one). Such a marker is not used, and not an error here:
+ * MPA 9 code 3 holds "in the event that the CRC is valid", and the FPDU
+ * that holds it is judged when it is verified in its turn: its CRC (code
+ * 2) or this marker (code 3, checked with every marker inside it).
  */
 static void marker(dw_mpa_seg *r, uint64_t m, uint16_t ptr)
 {
     uint64_t q = dw_seg_marker_target(m, ptr);
-    if (q == UINT64_MAX || q < r->rcv_nxt) /* across delivered FPDUs */
+    if (q == UINT64_MAX || q < r->cons) /* across octets taken in order */
         return;
-    if (r->in.st != SEG_IDLE && q == r->rcv_nxt) { /* the in-order FPDU */
-        r->in_named = m + 1 > r->in_named ? m + 1 : r->in_named;
+    if (r->in.end && q < r->in.end) /* inside the in-order FPDU */
         return;
-    }
-    if (r->in.st != SEG_IDLE && q > r->rcv_nxt &&
-        (q < r->cons || (r->in.end && q < r->in.end))) {
-        r->in_conflict = 1; /* judged with the in-order FPDU's CRC */
-        return;
-    }
     const ent *p = placed_before(r, m + 1);
-    if (p && m < p->end && q != p->start) {
-        fail(r, DW_MPA_ERR_MARKER, p->start); /* inside an FPDU verified with it */
+    if (p && q < p->end) /* in a placed FPDU (committed), or naming one */
         return;
-    }
-    if (!p || (m >= p->end && p->end <= q))
-        anchor(r, q, m + 1);
+    anchor(r, q, m + 1);
 }
 
 static void scan_markers(dw_mpa_seg *r, const view *v)
@@ -677,7 +683,7 @@ int dw_mpa_seg_feed(dw_mpa_seg *r, uint32_t seq, const void *data, size_t len)
     r->stats.segments++;
     r->stats.octets += len;
     if (seq == (uint32_t)(r->set.start_seq + r->cons) && len <= r->set.window &&
-        r->ehi == r->elo && !r->st.nheld && r->in.st == SEG_IDLE && !r->in_named) {
+        r->ehi == r->elo && !r->st.nheld && r->in.st == SEG_IDLE) {
         view v = {data, r->cons, r->cons + len}; /* the fast path */
         in_order_fast(r, &v);
         if (r->in.st == SEG_IDLE || r->failed) /* nothing held */
