@@ -9,7 +9,11 @@
  *                 (goal >= 90 % of rx-inorder, the vs_rx column);
  *   seg-reorder5  the same with 5 % of the segments arriving one to four
  *                 segments late (each then placed on arrival from its
- *                 marker, and delivered when the gap closes).
+ *                 marker, and delivered when the gap closes);
+ *   seg-tiny      the stream re-cut into segments of 8 octets, the first
+ *                 of every 4 KiB arriving after the other 511: many tiny
+ *                 out-of-order segments (a lost packet, then a middle box
+ *                 that re-cuts), every FPDU located ahead of the gap.
  *
  * ULPDUs of MULPDU for EMSS 1460 and 9000 and of 256 octets. GB/s counts
  * ULPDU octets, Mseg/s segments, per second of wall time; each is the best
@@ -35,6 +39,8 @@ typedef struct ctx {
     size_t wire_len, payload;
     seg *segs, *shuffled; /* stream order; with 5 % late */
     size_t nseg;
+    seg *tiny;            /* TINY octets each, in the seg-tiny order */
+    size_t ntiny;
     uint64_t pass;        /* passes fed to the segment receiver */
     dw_mpa_rx *rx;
     dw_mpa_seg *sr;
@@ -86,6 +92,31 @@ static void do_seg_reorder(void *p, size_t n)
 {
     (void)n;
     feed_pass(p, ((ctx *)p)->shuffled);
+}
+
+static void do_seg_tiny(void *p, size_t n)
+{
+    ctx *c = p;
+    (void)n;
+    uint32_t base = (uint32_t)(c->pass++ * c->wire_len);
+    for (size_t i = 0; i < c->ntiny; i++)
+        dw_mpa_seg_feed(c->sr, base + c->tiny[i].off, c->wire + c->tiny[i].off,
+                        c->tiny[i].len);
+}
+
+#define TINY 8u
+#define TINY_WINDOW 4096u
+
+/* The wire in TINY-octet segments, the first of each TINY_WINDOW last. */
+static void cut_tiny(ctx *c)
+{
+    c->ntiny = 0;
+    for (size_t w = 0; w < c->wire_len; w += TINY_WINDOW) {
+        size_t end = w + TINY_WINDOW < c->wire_len ? w + TINY_WINDOW : c->wire_len;
+        for (size_t o = w + TINY; o < end; o += TINY)
+            c->tiny[c->ntiny++] = (seg){(uint32_t)o, (uint32_t)(end - o < TINY ? end - o : TINY)};
+        c->tiny[c->ntiny++] = (seg){(uint32_t)w, TINY};
+    }
 }
 
 /*
@@ -161,7 +192,7 @@ static void report(const dw_bench_opts *o, const ctx *c, const char *impl,
 static double seg_run(ctx *c, const dw_bench_opts *o, int reorder, int *ok)
 {
     dw_mpa_seg_callbacks scb = {on_place, on_deliver, NULL};
-    void (*fn)(void *, size_t) = reorder ? do_seg_reorder : do_seg;
+    void (*fn)(void *, size_t) = reorder == 2 ? do_seg_tiny : reorder ? do_seg_reorder : do_seg;
     if (dw_mpa_seg_new(&c->sr, NULL, &scb, c)) {
         *ok = 0;
         return 0;
@@ -209,16 +240,19 @@ static int bench_size(ctx *c, const dw_bench_opts *o, size_t ulen)
     if (build(c, ulen))
         return 1;
     shuffle(c);
+    cut_tiny(c);
     int ok = 1;
-    double rx = 0, in = 0, re = 0;
+    double rx = 0, in = 0, re = 0, ti = 0;
     for (int k = 0; k < (o->quick ? 1 : 3); k++) {
         rx = max2(rx, rx_run(c, o, &ok));
         in = max2(in, seg_run(c, o, 0, &ok));
         re = max2(re, seg_run(c, o, 1, &ok));
+        ti = max2(ti, seg_run(c, o, 2, &ok));
     }
     report(o, c, "rx-inorder", ulen, rx, 1.0);
     report(o, c, "seg-inorder", ulen, in, in / rx);
     report(o, c, "seg-reorder5", ulen, re, re / rx);
+    report(o, c, "seg-tiny", ulen, ti, ti / rx);
     if (!ok)
         fprintf(stderr, "bench ooo: a receiver did not take the stream whole\n");
     return !ok;
@@ -234,7 +268,8 @@ int dw_bench_ooo(const dw_bench_opts *o)
     size_t cap = STREAM_PAYLOAD / 64 + 2;
     c.segs = malloc(cap * sizeof *c.segs);
     c.shuffled = malloc(cap * sizeof *c.shuffled);
-    if (!c.segs || !c.shuffled)
+    c.tiny = malloc((2 * STREAM_PAYLOAD + 2 * DW_MPA_FPDU_MAX) / TINY * sizeof *c.tiny);
+    if (!c.segs || !c.shuffled || !c.tiny)
         return 1;
     dw_bench_meta(o, "ooo", "thread_cpu");
     if (!o->json)
@@ -251,5 +286,6 @@ int dw_bench_ooo(const dw_bench_opts *o)
     dw_bench_free(c.wire);
     free(c.segs);
     free(c.shuffled);
+    free(c.tiny);
     return rc;
 }

@@ -43,8 +43,10 @@
  *    it reports a ULPDU_Length of 0 as lost framing (EV_LENGTH, at the
  *    length field: 4 octets after the FPDU's offset when a marker leads
  *    it) where a receiver frames an empty ULPDU: with the CRC on, the
- *    receivers then report code 2 there; with it off they deliver an empty record there
- *    and their later records are not compared with the checker's.
+ *    receivers then report code 2 there; with it off they deliver an
+ *    empty record there (or report code 3 there, a marker in it
+ *    disagreeing) and their later records are not compared with the
+ *    checker's.
  *    A ULPDU_Length of 64769..65535 (MPA 5.2 forbids it; siw sends it) is
  *    framed by all; when a marker inside that FPDU disagrees with it, the
  *    checker reports code 3 at once (EV_MARKER, and its error's offset
@@ -526,8 +528,11 @@ static void agree(int corrupted, int crc, int markers)
         for (size_t i = 0; i < n; i++)
             if (t->r[i].off != g.rx.r[i].off || t->r[i].headhash != g.rx.r[i].headhash)
                 abort();
+        int empty = g.rx.n > n && at_length(g.rx.r[n].off, markers) && !g.rx.r[n].len;
+        int marker3 = g.rx.n == n && g.rx.code == DW_MPA_ERR_MARKER &&
+                      at_length(g.rx.err_off, markers); /* a marker in it (CRC off) */
         if (crc ? g.rx.code != DW_MPA_ERR_CRC || !at_length(g.rx.err_off, markers)
-                : g.rx.n == n || !at_length(g.rx.r[n].off, markers) || g.rx.r[n].len)
+                : !empty && !marker3)
             abort();
     } else if (ck_over_err) { /* at the FPDU above 64768: rx says 1, 2 or 3 there */
         if (!same_recs(&g.rx, &g.ck, 0) || !g.rx.code || !at_length(g.rx.err_off, markers))
