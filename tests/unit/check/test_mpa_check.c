@@ -701,6 +701,49 @@ static void test_search(void)
     }
 }
 
+/* The search gives up after exactly search_limit rejected candidates,
+ * wherever the limit falls (its fast path past octets that suggest
+ * nothing skips many at once): random octets, runs of zeros, and high
+ * octets (lengths that do not fit), fed whole or in small pieces (the
+ * end's final search or the search as data comes), markers learned or on. */
+static void test_search_limit_exact(void)
+{
+    uint64_t seed = 31;
+    static uint8_t junk[3000];
+    for (size_t i = 0; i < sizeof junk; i++) {
+        int run = (int)(i / 300 % 3); /* random, zeros, high octets */
+        junk[i] = run == 1 ? 0 : (uint8_t)(dw_rand(&seed) | (run == 2 ? 0x80 : 0));
+    }
+    static const uint64_t lims[] = {1, 2, 3, 63, 64, 299, 300, 301, 650, 1000, 2500};
+    for (size_t li = 0; li < sizeof lims / sizeof lims[0]; li++) {
+        for (int v = 0; v < 4; v++) {
+            dw_mpa_check_settings st;
+            dw_mpa_check_settings_default(&st);
+            st.start = DW_MPA_CHECK_START_SEARCH;
+            st.search_limit = lims[li];
+            st.markers = v & 1 ? 1 : -1;
+            coll k;
+            dw_mpa_check *c = mk(&st, &k);
+            for (size_t a = 0; a < sizeof junk;) {
+                size_t n = v & 2 ? 1 + dw_rand(&seed) % 7 : sizeof junk;
+                n = n < sizeof junk - a ? n : sizeof junk - a;
+                CHECK(dw_mpa_check_data(c, junk + a, n, NULL) == 0);
+                a += n;
+            }
+            CHECK(dw_mpa_check_end(c) == 0);
+            CHECK_EQ_U(count_ev(&k, DW_MPA_CHECK_EV_NO_START), 1);
+            const evrec *e = find_ev(&k, DW_MPA_CHECK_EV_NO_START);
+            CHECK(e && e->len == lims[li] + 1); /* the candidates rejected */
+            CHECK_EQ_U(k.nr, 0);
+            dw_mpa_check_stats ss;
+            dw_mpa_check_stats_get(c, &ss);
+            CHECK(!ss.started && ss.skipped_octets == sizeof junk);
+            dw_mpa_check_del(c);
+            coll_free(&k);
+        }
+    }
+}
+
 /* strict_search: a searched start needs a matching CRC or two markers with
  * a non-zero FPDUPTR. Zero-heavy octets (3 in 7 zero) give false CRC-off
  * starts without it, none with it; real streams after garbage are still
@@ -894,6 +937,7 @@ int main(void)
     RUN(test_gaps);
     RUN(test_truncation);
     RUN(test_search);
+    RUN(test_search_limit_exact);
     RUN(test_strict);
     RUN(test_frames_mode);
     RUN(test_api);
