@@ -417,6 +417,10 @@ int dw_ck_buf_has_start(dw_mpa_check *c)
  * when those octets are here (after the loss or the gap). */
 static void lost_scan(dw_mpa_check *c)
 {
+    uint64_t lo = c->b.base + c->b.start;
+    if (c->mk_next < lo) /* markers before what we have (a gap): at once, not 512 at a time */
+        c->mk_next += (lo - c->mk_next + DW_MPA_MARKER_INTERVAL - 1) / DW_MPA_MARKER_INTERVAL *
+                      DW_MPA_MARKER_INTERVAL;
     while (c->mk_next + 4 <= c->b.base + c->b.len) {
         uint64_t m = c->mk_next;
         c->mk_next += DW_MPA_MARKER_INTERVAL;

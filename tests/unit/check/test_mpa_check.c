@@ -527,6 +527,54 @@ static void test_bad_length(void)
     }
 }
 
+/* MPA 7.1: after a gap of 4 GiB and more (a capture that lost that much;
+ * the stream goes on 512 K octets later, so every marker still sits at a
+ * multiple of 512) the boundaries are found again at the first marker
+ * after the gap whose FPDU begins after it, as after a short gap (the
+ * markers the gap covered are passed at once, not 512 octets at a time). */
+static void test_huge_gap_markers(void)
+{
+    uint64_t seed = 32;
+    cfg g = {1, 1, DW_MPA_PTR_DRAFT, 40, 1500, NULL, 0, NULL};
+    stream s;
+    build(&s, &g, &seed);
+    static const uint64_t ks[] = {1u << 23, (1u << 23) + 1, 3u << 22, 1};
+    for (size_t v = 0; v < 2 * sizeof ks / sizeof ks[0]; v++) {
+        size_t x = s.at[10] + 100 + v * 37, y = s.at[12] + 200 + v * 53; /* cut, resumed */
+        uint64_t shift = ks[v / 2] * DW_MPA_MARKER_INTERVAL;
+        size_t j = resync_fpdu(&s, y);
+        CHECK(j < s.n);
+        dw_mpa_check_settings st;
+        dw_mpa_check_settings_default(&st);
+        coll k;
+        dw_mpa_check *c = mk(&st, &k);
+        CHECK(dw_mpa_check_data(c, s.b, x, NULL) == 0);
+        dw_reasm_gap gp = {x, SEQ0 + (uint32_t)x, y + shift - x, DW_REASM_GAP_LOST, 0};
+        CHECK(dw_mpa_check_gap(c, &gp) == 0);
+        for (size_t a = y; a < s.len;) { /* MSS segments, or the rest at once */
+            size_t n = v & 1 ? 1448 : s.len - a;
+            n = n < s.len - a ? n : s.len - a;
+            dw_reasm_chunk ch = {a + shift, SEQ0 + (uint32_t)(a + shift), 1, SEQ0 + (uint32_t)(a + shift),
+                                 (uint32_t)n, 1, 1};
+            CHECK(dw_mpa_check_data(c, s.b + a, n, &ch) == 0);
+            a += n;
+        }
+        CHECK(dw_mpa_check_end(c) == 0);
+        const evrec *e = find_ev(&k, DW_MPA_CHECK_EV_RESYNC);
+        CHECK(e && e->off == s.at[j] + shift);
+        CHECK(k.nr >= s.n - j);
+        for (size_t t = 1; t <= s.n - j && t <= k.nr; t++) { /* the last FPDUs, found again */
+            const dw_mpa_check_fpdu *f = &k.r[k.nr - t].f;
+            CHECK_EQ_U(f->offset, s.at[s.n - t] + shift);
+            CHECK_EQ_U(f->fpdu_len, s.info[s.n - t].len);
+            CHECK_EQ_U(f->crc, DW_MPA_CHECK_CRC_GOOD);
+        }
+        dw_mpa_check_del(c);
+        coll_free(&k);
+    }
+    stream_free(&s);
+}
+
 /* A plausible but wrong ULPDU_Length: a bad CRC, then the next marker
  * that disagrees loses the boundaries, and the tail is found again. */
 static void judge_wrong_len(dw_mpa_check *c, const coll *k, const stream *s,
@@ -938,6 +986,7 @@ int main(void)
     RUN(test_truncation);
     RUN(test_search);
     RUN(test_search_limit_exact);
+    RUN(test_huge_gap_markers);
     RUN(test_strict);
     RUN(test_frames_mode);
     RUN(test_api);
