@@ -249,6 +249,14 @@ static void frame_walk(const dw_mpa_tx *tx, sink *k, const pdu *u, walk *w)
     put_content(w, k, crc, 4, 1);
 }
 
+/* The marker at image offset m of an FPDU whose FPDUPTR counts from
+ * offset sub, as the little-endian dword of its wire octets (MPA 7.1). */
+static inline uint32_t marker_dword(uint32_t m, uint32_t sub)
+{
+    uint32_t ptr = (m - sub) & 0xffffu;
+    return (ptr >> 8 | (ptr & 0xffu) << 8) << 16;
+}
+
 /* The marker at offset m of the FPDU described by im (MPA 7.1). */
 static inline void put_marker(uint8_t *at, const dw_mpa_img *im, uint32_t m)
 {
@@ -290,19 +298,31 @@ static uint8_t *iov_fast(sink *k, const dw_mpa_img *im)
         put_marker(own(k, 4), im, m);
         r += 4, m += DW_MPA_MARKER_INTERVAL;
     }
-    /* the payload: pieces between markers, each marker its own scratch
-     * iovec (a payload piece lies between: nothing to merge) */
+    /* the payload: a piece up to the next marker, then pairs of a marker
+     * (its own scratch iovec: a payload piece lies between, nothing to
+     * merge) and up to 508 octets, in a loop of fixed stride */
     struct iovec *v = k->iov + k->iovcnt;
     uint8_t *o = k->out;
-    while (got < len) {
+    if (got < len) {
         uint32_t take = len - got < m - r ? len - got : m - r;
         *v++ = (struct iovec){(void *)(im->ulpdu + got), take};
         got += take, r += take;
-        if (got == len)
-            break;
-        put_marker(o, im, m);
-        *v++ = (struct iovec){o, 4};
-        o += 4, r += 4, m += DW_MPA_MARKER_INTERVAL;
+    }
+    if (got < len) { /* r == m */
+        uint32_t left = len - got, nm = (left + 507) / 508, ptr = m - im->ptr_sub;
+        const uint8_t *pu = im->ulpdu + got;
+        for (uint32_t i = 1; i < nm; i++, v += 2, o += 4, pu += 508, ptr += 512) {
+            uint32_t d = marker_dword(ptr, 0);
+            memcpy(o, &d, 4);
+            v[0] = (struct iovec){o, 4};
+            v[1] = (struct iovec){(void *)pu, 508};
+        }
+        uint32_t d = marker_dword(ptr, 0), last = left - 508 * (nm - 1);
+        memcpy(o, &d, 4);
+        v[0] = (struct iovec){o, 4};
+        v[1] = (struct iovec){(void *)pu, last};
+        v += 2, o += 4;
+        got = len, r += 4 * nm + left, m += DW_MPA_MARKER_INTERVAL * nm;
     }
     k->iovcnt = (size_t)(v - k->iov), k->out = o;
     uint32_t pad = (uint32_t)dw_mpa_pad_len(len), mk = m == r + pad ? 4 : 0;
@@ -414,14 +434,6 @@ static ssize_t frame_iov(dw_mpa_tx *tx, const pdu *u, struct iovec *iov,
     tx->head = (size_t)(k.out - tx->scratch);
     commit(tx, &w, fpdu_len, info, k.iovcnt);
     return (ssize_t)fpdu_len;
-}
-
-/* The marker at image offset m of an FPDU whose FPDUPTR counts from
- * offset sub, as the little-endian dword of its wire octets (MPA 7.1). */
-static inline uint32_t marker_dword(uint32_t m, uint32_t sub)
-{
-    uint32_t ptr = (m - sub) & 0xffffu;
-    return (ptr >> 8 | (ptr & 0xffu) << 8) << 16;
 }
 
 /*
