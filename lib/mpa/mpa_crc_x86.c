@@ -473,6 +473,11 @@ static T_CLMUL uint32_t tx_avx2_crc(const dw_mpa_img *im)
     if (im->hlen > g0) /* a header apart beyond the first marker */
         return tx_avx2_out(im, NULL);
     uint32_t j = (len - g0) / 508, mt = m0 + 512 * j, r = len - g0 - 508 * j;
+    /* the periods first: the chains below then run beside their last
+     * folds (the periods' own chains stop before their folds do) */
+    uint32_t b = j ? dw_crc32c_gather_avx2(0, im->ulpdu + g0, NULL, j,
+                                           m0 - im->ptr_sub)
+                   : 0;
     /* the tail: a marker, r ULPDU octets, PAD, perhaps a marker (7.2) */
     uint32_t t = _mm_crc32_u32(0, dw_mpa_img_marker(im, mt));
     t = tx_pad(tx_run3(t, im->ulpdu + g0 + 508 * j, r), pad);
@@ -480,8 +485,7 @@ static T_CLMUL uint32_t tx_avx2_crc(const dw_mpa_img *im)
         t = _mm_crc32_u32(t, dw_mpa_img_marker(im, mt + 512));
     uint32_t h = tx_head(im, g0);
     if (j)
-        h = tx_mul(h, tx_xp512[j]) ^
-            dw_crc32c_gather_avx2(0, im->ulpdu + g0, NULL, j, m0 - im->ptr_sub);
+        h = tx_mul(h, tx_xp512[j]) ^ b;
     return ~(tx_mul(h, tx_xp(end - mt)) ^ t);
 }
 
