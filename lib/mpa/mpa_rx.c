@@ -3,6 +3,7 @@
 #include <ddpwire/crc32c.h>
 #include <ddpwire/mpa.h>
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,9 @@ struct dw_mpa_rx {
     uint8_t *buf;      /* own ULPDU buffer, set.buf_size octets */
     int stop;          /* on_ulpdu asked feed() to return */
     int nobuf;         /* a ULPDU had nowhere to go: nothing more taken */
+    dw_mpa_rx_iov_fn iov_fn; /* instead of on_ulpdu, when set */
+    int niov;          /* iov_fn: pieces in iov (0: one, at the data) */
+    struct iovec iov[DW_MPA_ULPDU_IOV_MAX];
 };
 
 static void mpa_rx_settings_fill(dw_mpa_rx_settings *s)
@@ -109,6 +113,14 @@ void dw_mpa_rx_del(dw_mpa_rx *rx)
         return;
     dw_mem_free(rx->set.mem, rx->buf);
     dw_mem_free(rx->set.mem, rx);
+}
+
+int dw_mpa_rx_set_iov_fn(dw_mpa_rx *rx, dw_mpa_rx_iov_fn fn)
+{
+    if (!rx)
+        return DW_ERR_INVAL;
+    rx->iov_fn = fn;
+    return 0;
 }
 
 uint64_t dw_mpa_rx_offset(const dw_mpa_rx *rx)
@@ -185,12 +197,24 @@ static void set_length(dw_mpa_rx *rx, size_t ulen)
 /* The FPDU's CRC field is complete: verify and deliver (MPA 7.2, 9). */
 static int finish(dw_mpa_rx *rx, uint32_t wire_crc, const uint8_t *data)
 {
+    int k = rx->niov;
     rx->st = ST_HDR;
     rx->started = 0;
+    rx->niov = 0;
     if (rx->set.crc && wire_crc != rx->crc)
         return fail(rx, DW_MPA_ERR_CRC, 0, 0);
     if (rx->marker_bad) /* MPA 9 code 3: only when the CRC is valid */
         return fail(rx, DW_MPA_ERR_MARKER, 0, 0);
+    if (rx->iov_fn) {
+        if (!k) {
+            rx->iov[0].iov_base = (void *)(uintptr_t)data;
+            rx->iov[0].iov_len = rx->ulen;
+            k = 1;
+        }
+        rx->stop = rx->iov_fn(rx, rx->iov, k, rx->ulen, rx->fpdu_off,
+                                       rx->user) != 0;
+        return 0;
+    }
     rx->stop = rx->cb.on_ulpdu(rx, data, rx->ulen, rx->fpdu_off, rx->user) != 0;
     return 0;
 }
@@ -224,6 +248,23 @@ static void strip_copy(dw_mpa_rx *rx, const uint8_t *in, size_t ulen,
     rx->crc = (ops ? ops->rx : dw_mpa_chunk_rx)(&im, in, dst);
 }
 
+/* The ULPDU of a whole FPDU at in as pieces between its markers (MPA 7.1),
+ * no copy: u its first octet, m its first marker after u (offsets in in). */
+static int ulpdu_pieces(struct iovec *iov, const uint8_t *in, size_t u,
+                        size_t ulen, size_t m)
+{
+    int k = 0;
+    while (ulen) { /* m > u: u is 2 mod 4 or just past a marker */
+        size_t take = m - u < ulen ? m - u : ulen;
+        iov[k].iov_base = (void *)(uintptr_t)(in + u);
+        iov[k++].iov_len = take;
+        ulen -= take;
+        u = m + DW_MPA_MARKER_LEN;
+        m += DW_MPA_MARKER_INTERVAL;
+    }
+    return k;
+}
+
 /*
  * Fast path: a whole FPDU at the start of the input, no partial state.
  * Returns octets consumed (0: not applicable), or a negative error.
@@ -251,6 +292,10 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
     }
     if (!inside) {
         rx->crc = crc_add(rx, 0, in, flen - 4);
+    } else if (rx->iov_fn) { /* the CRC over the wire octets alone */
+        rx->crc = crc_add(rx, 0, in, flen - 4);
+        rx->niov = ulpdu_pieces(rx->iov, in, lead + 2, ulen, first - rx->off +
+                                (first == rx->off ? DW_MPA_MARKER_INTERVAL : 0));
     } else { /* strip markers while copying, CRC over every octet */
         uint8_t *dst = ulpdu_dst(rx, ulen);
         if (!dst)
