@@ -281,28 +281,18 @@ static inline size_t fpdu_len(uint64_t off, size_t ulen, int mk)
     return content + DW_MPA_MARKER_LEN * n;
 }
 
-/* What the look-ahead found of a whole FPDU in the input. */
-typedef struct ahead {
-    uint32_t flen;
-    uint32_t crc;  /* its CRC, when have */
-    int have;      /* taken ahead: no copy needed (no marker among its
-                    * ULPDU's octets, or pieces delivered) */
-} ahead;
-
 /*
- * Fast path: a whole FPDU at the start of the input, no partial state;
- * pre: what the look-ahead found of it, or NULL. Returns octets consumed
- * (0: not applicable), or a negative error.
+ * Fast path: a whole FPDU at the start of the input, no partial state.
+ * Returns octets consumed (0: not applicable), or a negative error.
  */
-static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n,
-                          const ahead *pre)
+static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
 {
     int mk = rx->set.markers;
     size_t lead = mk && dw_mpa_is_marker_pos(rx->off) ? 4 : 0;
     if (n < lead + 2)
         return 0;
     size_t ulen = dw_get_be16(in + lead);
-    size_t flen = pre ? pre->flen : fpdu_len(rx->off, ulen, mk);
+    size_t flen = fpdu_len(rx->off, ulen, mk);
     if (n < flen)
         return 0;
     begin_fpdu(rx, rx->off);
@@ -317,12 +307,11 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n,
         inside |= m > rx->hdr_off && m < rx->hdr_off + 2 + ulen;
     }
     if (!inside || rx->iov_fn) /* the CRC over the wire octets alone */
-        rx->crc = pre && pre->have ? pre->crc : crc_add(rx, 0, in, flen - 4);
-    if (!inside) {
-    } else if (rx->iov_fn) {
+        rx->crc = crc_add(rx, 0, in, flen - 4);
+    if (inside && rx->iov_fn) { /* the ULPDU as pieces between markers */
         rx->niov = ulpdu_pieces(rx->iov, in, lead + 2, ulen, first - rx->off +
                                 (first == rx->off ? DW_MPA_MARKER_INTERVAL : 0));
-    } else { /* strip markers while copying, CRC over every octet */
+    } else if (inside) { /* strip markers while copying, CRC over all */
         uint8_t *dst = ulpdu_dst(rx, ulen);
         if (!dst)
             return DW_ERR_NOMEM;
@@ -332,49 +321,6 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n,
     rx->off += flen;
     int rc = finish(rx, dw_crc32c_load(in + flen - 4), data);
     return rc ? rc : (ssize_t)flen;
-}
-
-/* FPDUs the look-ahead takes at most: their CRCs are taken one after the
- * other before any is compared, so the CPU overlaps them (for short FPDUs
- * each CRC's latency, not the work, was the cost). */
-#define AHEAD 16
-
-/*
- * Whole FPDUs at the start of the input: up to AHEAD found and their
- * CRCs taken, then each checked and delivered in order (nothing after an
- * error or a stop). Returns octets consumed (0: not one whole FPDU), or a
- * negative error.
- */
-static ssize_t whole_fpdus(dw_mpa_rx *rx, const uint8_t *in, size_t n)
-{
-    ahead a[AHEAD];
-    int k = 0, mk = rx->set.markers, pieces = rx->iov_fn != NULL;
-    size_t at = 0;
-    uint64_t off = rx->off;
-    for (; k < AHEAD; k++) {
-        size_t lead = mk && dw_mpa_is_marker_pos(off) ? 4 : 0;
-        if (n - at < lead + 2)
-            break;
-        size_t ulen = dw_get_be16(in + at + lead);
-        size_t flen = fpdu_len(off, ulen, mk);
-        if (n - at < flen)
-            break;
-        /* the first marker after the length field (MPA 7.1) */
-        uint64_t u = off + lead + 2, m = (u + 511) & ~(uint64_t)511;
-        a[k].flen = (uint32_t)flen;
-        a[k].have = rx->set.crc && (!mk || pieces || m >= u + ulen);
-        a[k].crc = a[k].have ? dw_crc32c(0, in + at, flen - 4) : 0;
-        at += flen;
-        off += flen;
-    }
-    size_t done = 0;
-    for (int i = 0; i < k && !rx->stop; i++) {
-        ssize_t r = whole_fpdu(rx, in + done, n - done, &a[i]);
-        if (r < 0)
-            return r;
-        done += (size_t)r;
-    }
-    return (ssize_t)done;
 }
 
 /* One step of the octet-at-a-time machine: consumes 1..n octets. */
@@ -488,7 +434,7 @@ ssize_t dw_mpa_rx_feed(dw_mpa_rx *rx, const void *in, size_t len)
     while (left && !rx->stop && !rx->failed) { /* a callback may close */
         ssize_t r = 0;
         if (rx->st == ST_HDR && !rx->started)
-            r = whole_fpdus(rx, p, left);
+            r = whole_fpdu(rx, p, left);
         if (r == 0)
             r = step(rx, p, left);
         if (r < 0)
