@@ -211,8 +211,7 @@ static int finish(dw_mpa_rx *rx, uint32_t wire_crc, const uint8_t *data)
             rx->iov[0].iov_len = rx->ulen;
             k = 1;
         }
-        rx->stop = rx->iov_fn(rx, rx->iov, k, rx->ulen, rx->fpdu_off,
-                                       rx->user) != 0;
+        rx->stop = rx->iov_fn(rx, rx->iov, k, rx->ulen, rx->fpdu_off, rx->user) != 0;
         return 0;
     }
     rx->stop = rx->cb.on_ulpdu(rx, data, rx->ulen, rx->fpdu_off, rx->user) != 0;
