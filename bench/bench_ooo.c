@@ -9,7 +9,11 @@
  *                 (goal >= 90 % of rx-inorder, the vs_rx column);
  *   seg-reorder5  the same with 5 % of the segments arriving one to four
  *                 segments late (each then placed on arrival from its
- *                 marker, and delivered when the gap closes).
+ *                 marker, and delivered when the gap closes);
+ *   seg-tiny      the stream re-cut into segments of 8 octets, the first
+ *                 of every 4 KiB arriving after the other 511: many tiny
+ *                 out-of-order segments (a lost packet, then a middle box
+ *                 that re-cuts), every FPDU located ahead of the gap.
  *
  * ULPDUs of MULPDU for EMSS 1460 and 9000 and of 256 octets. GB/s counts
  * ULPDU octets, Mseg/s segments, per second of wall time; each is the best
@@ -35,6 +39,8 @@ typedef struct ctx {
     size_t wire_len, payload;
     seg *segs, *shuffled; /* stream order; with 5 % late */
     size_t nseg;
+    seg *tiny;            /* TINY octets each, in the seg-tiny order */
+    size_t ntiny;
     uint64_t pass;        /* passes fed to the segment receiver */
     dw_mpa_rx *rx;
     dw_mpa_seg *sr;
@@ -86,6 +92,31 @@ static void do_seg_reorder(void *p, size_t n)
 {
     (void)n;
     feed_pass(p, ((ctx *)p)->shuffled);
+}
+
+static void do_seg_tiny(void *p, size_t n)
+{
+    ctx *c = p;
+    (void)n;
+    uint32_t base = (uint32_t)(c->pass++ * c->wire_len);
+    for (size_t i = 0; i < c->ntiny; i++)
+        dw_mpa_seg_feed(c->sr, base + c->tiny[i].off, c->wire + c->tiny[i].off,
+                        c->tiny[i].len);
+}
+
+#define TINY 8u
+#define TINY_WINDOW 4096u
+
+/* The wire in TINY-octet segments, the first of each TINY_WINDOW last. */
+static void cut_tiny(ctx *c)
+{
+    c->ntiny = 0;
+    for (size_t w = 0; w < c->wire_len; w += TINY_WINDOW) {
+        size_t end = w + TINY_WINDOW < c->wire_len ? w + TINY_WINDOW : c->wire_len;
+        for (size_t o = w + TINY; o < end; o += TINY)
+            c->tiny[c->ntiny++] = (seg){(uint32_t)o, (uint32_t)(end - o < TINY ? end - o : TINY)};
+        c->tiny[c->ntiny++] = (seg){(uint32_t)w, TINY};
+    }
 }
 
 /*
@@ -144,7 +175,8 @@ static void shuffle(ctx *c)
 static void report(const dw_bench_opts *o, const ctx *c, const char *impl,
                    size_t ulen, double gbps, double vs_rx)
 {
-    double mseg = gbps * 1e9 / (double)c->payload * (double)c->nseg * 1e-6;
+    size_t nseg = strcmp(impl, "seg-tiny") ? c->nseg : c->ntiny;
+    double mseg = gbps * 1e9 / (double)c->payload * (double)nseg * 1e-6;
     if (o->json) {
         dw_bench_json_open("ooo", impl, ulen);
         dw_bench_json_rate(gbps);
@@ -152,16 +184,17 @@ static void report(const dw_bench_opts *o, const ctx *c, const char *impl,
         dw_bench_json_close();
         return;
     }
-    printf("%-6s %-14s %8zu %9.2f %9.2f   vs_rx %.2fx\n", "ooo", impl, ulen, gbps, mseg, vs_rx);
+    printf("%-6s %-14s %8zu %9.3f %9.2f   vs_rx %.3fx\n", "ooo", impl, ulen, gbps, mseg, vs_rx);
     fflush(stdout);
 }
 
-/* One receiver of the segment kind over the segments in order s: GB/s;
- * *ok cleared unless every ULPDU was delivered and placed as expected. */
+/* One receiver of the segment kind (reorder 0: in order, 1: 5 % late, 2:
+ * tiny): GB/s; *ok cleared unless every ULPDU was delivered and placed as
+ * expected (tiny: FPDUs longer than the window are never early). */
 static double seg_run(ctx *c, const dw_bench_opts *o, int reorder, int *ok)
 {
     dw_mpa_seg_callbacks scb = {on_place, on_deliver, NULL};
-    void (*fn)(void *, size_t) = reorder ? do_seg_reorder : do_seg;
+    void (*fn)(void *, size_t) = reorder == 2 ? do_seg_tiny : reorder ? do_seg_reorder : do_seg;
     if (dw_mpa_seg_new(&c->sr, NULL, &scb, c)) {
         *ok = 0;
         return 0;
@@ -174,7 +207,8 @@ static double seg_run(ctx *c, const dw_bench_opts *o, int reorder, int *ok)
     dw_mpa_seg_stats st;
     dw_mpa_seg_stats_get(c->sr, &st);
     *ok &= !dw_mpa_seg_failed(c->sr) && st.delivered == c->pass * c->nseg &&
-           st.held == 0 && !st.fallbacks && (reorder ? st.placed_early > 0 : !st.placed_early);
+           st.held == 0 && !st.fallbacks &&
+           (reorder == 2 || (reorder ? st.placed_early > 0 : !st.placed_early));
     dw_mpa_seg_del(c->sr);
     c->sr = NULL;
     return g;
@@ -209,16 +243,19 @@ static int bench_size(ctx *c, const dw_bench_opts *o, size_t ulen)
     if (build(c, ulen))
         return 1;
     shuffle(c);
+    cut_tiny(c);
     int ok = 1;
-    double rx = 0, in = 0, re = 0;
+    double rx = 0, in = 0, re = 0, ti = 0;
     for (int k = 0; k < (o->quick ? 1 : 3); k++) {
         rx = max2(rx, rx_run(c, o, &ok));
         in = max2(in, seg_run(c, o, 0, &ok));
         re = max2(re, seg_run(c, o, 1, &ok));
+        ti = max2(ti, seg_run(c, o, 2, &ok));
     }
     report(o, c, "rx-inorder", ulen, rx, 1.0);
     report(o, c, "seg-inorder", ulen, in, in / rx);
     report(o, c, "seg-reorder5", ulen, re, re / rx);
+    report(o, c, "seg-tiny", ulen, ti, ti / rx);
     if (!ok)
         fprintf(stderr, "bench ooo: a receiver did not take the stream whole\n");
     return !ok;
@@ -234,7 +271,8 @@ int dw_bench_ooo(const dw_bench_opts *o)
     size_t cap = STREAM_PAYLOAD / 64 + 2;
     c.segs = malloc(cap * sizeof *c.segs);
     c.shuffled = malloc(cap * sizeof *c.shuffled);
-    if (!c.segs || !c.shuffled)
+    c.tiny = malloc((2 * STREAM_PAYLOAD + 2 * DW_MPA_FPDU_MAX) / TINY * sizeof *c.tiny);
+    if (!c.segs || !c.shuffled || !c.tiny)
         return 1;
     dw_bench_meta(o, "ooo", "thread_cpu");
     if (!o->json)
@@ -251,5 +289,6 @@ int dw_bench_ooo(const dw_bench_opts *o)
     dw_bench_free(c.wire);
     free(c.segs);
     free(c.shuffled);
+    free(c.tiny);
     return rc;
 }

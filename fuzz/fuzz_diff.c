@@ -26,22 +26,15 @@
  *    offset of the FPDU it names) or a clean close.
  *  - seg: its on_deliver sequence (with the octets given to on_place at
  *    that offset) equals rx's records, and its error (code, offset)
- *    equals rx's, but for the code when seg placed FPDUs early: a
- *    corrupted ULPDU_Length that makes an FPDU overlap one placed ahead
- *    is code 3 (marker/length disagreement) where rx, which never saw
- *    the later FPDU, says 2 (CRC) or 1 (it runs past the end) for the
- *    same FPDU. And when seg found its error ahead of its in-order
- *    point (an FPDU located early, by a marker, MPA 7.4), which it
- *    reports at once (MPA 9), its records are a prefix of rx's (the
- *    FPDUs before the error that had not arrived are never delivered)
- *    and only "rx reports an error too" is required: seg reports the
- *    first error it detects, not the first in stream order. Known and
- *    not fixed: a corrupted marker in an FPDU whose CRC is bad that
- *    names the in-order FPDU (or an anchored one) from beyond its end
- *    makes seg blame that valid FPDU (code 3, before rx's error at the
- *    marker's FPDU: 2, or 1 when it is cut off): MPA 9 gives code 3 only
- *    with a valid CRC. Accepted
- *    here (seg's records a prefix of rx's) until that is changed.
+ *    equals rx's, and is reported at its in-order point (an error found
+ *    ahead waits for its turn, MPA 9). One exception, when seg placed
+ *    FPDUs early: a corrupted ULPDU_Length that makes the in-order FPDU
+ *    overlap one placed ahead is code 3 (marker/length disagreement) at
+ *    once, since the placed octets are gone and its CRC cannot be
+ *    checked, where rx, which never saw the later FPDU, says 2 (CRC) or
+ *    1 (it runs past the end) for the same FPDU; without the CRC rx may
+ *    take that FPDU and err later (or never): then seg's records are
+ *    rx's up to that FPDU.
  *  - check: a receiver's verdict per FPDU record (CRC BAD: code 2, a bad
  *    marker in an FPDU whose CRC is good or off: 3, CRC MISSING at the
  *    end: 1; MPA 9's order) gives the same records (offset, length, the
@@ -50,8 +43,10 @@
  *    it reports a ULPDU_Length of 0 as lost framing (EV_LENGTH, at the
  *    length field: 4 octets after the FPDU's offset when a marker leads
  *    it) where a receiver frames an empty ULPDU: with the CRC on, the
- *    receivers then report code 2 there; with it off they deliver an empty record there
- *    and their later records are not compared with the checker's.
+ *    receivers then report code 2 there; with it off they deliver an
+ *    empty record there (or report code 3 there, a marker in it
+ *    disagreeing) and their later records are not compared with the
+ *    checker's; cut off by the end of the stream, it is code 1 there.
  *    A ULPDU_Length of 64769..65535 (MPA 5.2 forbids it; siw sends it) is
  *    framed by all; when a marker inside that FPDU disagrees with it, the
  *    checker reports code 3 at once (EV_MARKER, and its error's offset
@@ -141,7 +136,7 @@ static struct {
     /* segment receiver: what on_place gave, by offset */
     rec placed[OUT_MAX];
     size_t nplaced;
-    int seg_early, seg_ahead;
+    int seg_early;
 } g;
 
 /* ---- the sender ------------------------------------------------------ */
@@ -218,17 +213,17 @@ static int corrupt(const uint8_t *cfg)
 
 /* TCP segments: of 1..max octets, or FPDU-aligned (cut at each FPDU
  * start, and within an FPDU every max octets). Segments of a few octets
- * only in a window of 1 KiB at a seeded offset (the others up to 1460):
- * the segment receiver's lookup of the last FPDU placed before a
- * position walks back over every remembered hint and anchor, so
- * thousands of tiny out-of-order segments made an execution quadratic. */
+ * in a window of 4 KiB at a seeded offset (the others up to 1460): both
+ * kinds in one stream. (It was 1 KiB while the segment receiver walked
+ * over every remembered hint and anchor for each segment: thousands of
+ * tiny out-of-order segments made an execution quadratic.) */
 static void cut(const uint8_t *cfg, uint64_t *seed)
 {
     static const size_t sizes[] = {2, 7, 64, 200, 536, 1460, 4000, 9000};
     size_t max = sizes[cfg[10] & 7], wa = 0, wb = g.wlen;
-    if (max < 64 && g.wlen > 1024) { /* tiny segments in a 1 KiB window only */
+    if (max < 64 && g.wlen > 4096) { /* tiny segments in a 4 KiB window */
         wa = (size_t)(rnd(seed) % g.wlen);
-        wb = wa + 1024;
+        wb = wa + 4096;
     }
     g.ncut = 0;
     g.cut[g.ncut++] = 0;
@@ -326,7 +321,8 @@ static void seg_error(dw_mpa_seg *r, const dw_mpa_rx_error *e, void *u)
     if (e->code == DW_MPA_ERR_CLOSED && e->clean)
         return;
     set_err(&g.seg, e->code, e->offset);
-    g.seg_ahead = dw_mpa_seg_offset(r) < e->offset;
+    if (dw_mpa_seg_offset(r) != e->offset) /* at its in-order point */
+        abort();
 }
 
 static void seg_feed(dw_mpa_seg *r, size_t i)
@@ -508,20 +504,17 @@ static int at_length(uint64_t fpdu_off, int markers)
 
 static void agree(int corrupted, int crc, int markers)
 {
-    /* seg and rx: the same records (a prefix when seg's error was found
-     * ahead of its in-order point), the same error offset */
-    /* known, not fixed: a marker in a later FPDU whose CRC is bad, naming
-     * the in-order or an anchored FPDU, convicts that one (code 3) */
-    int seg_blames = g.seg.code == DW_MPA_ERR_MARKER && g.rx.code && g.seg.err_off < g.rx.err_off;
-    if (g.seg.n > g.rx.n || (!g.seg_ahead && !seg_blames && g.seg.n != g.rx.n))
+    /* seg and rx: the same records and error; the exception at the top
+     * (a length over an FPDU placed early: code 3 there) */
+    int overlap = g.seg_early && g.seg.code == DW_MPA_ERR_MARKER;
+    int rx_took = overlap && !crc && (g.rx.code ? g.rx.err_off : NONE) > g.seg.err_off;
+    if (rx_took ? g.seg.n > g.rx.n || (g.seg.n < g.rx.n && g.rx.r[g.seg.n].off != g.seg.err_off)
+                : g.seg.n != g.rx.n)
         abort();
     for (size_t i = 0; i < g.seg.n; i++)
         if (g.seg.r[i].off != g.rx.r[i].off || g.seg.r[i].hash != g.rx.r[i].hash)
             abort();
-    if (g.seg_ahead || seg_blames ? !g.rx.code
-                                  : g.rx.err_off != g.seg.err_off ||
-                          (g.rx.code != g.seg.code &&
-                           !(g.seg_early && g.seg.code == DW_MPA_ERR_MARKER)))
+    if (!rx_took && (g.rx.err_off != g.seg.err_off || (g.rx.code != g.seg.code && !overlap)))
         abort();
     /* check and rx */
     if (ck_over_lost) { /* known: see the top */
@@ -535,8 +528,12 @@ static void agree(int corrupted, int crc, int markers)
         for (size_t i = 0; i < n; i++)
             if (t->r[i].off != g.rx.r[i].off || t->r[i].headhash != g.rx.r[i].headhash)
                 abort();
-        if (crc ? g.rx.code != DW_MPA_ERR_CRC || !at_length(g.rx.err_off, markers)
-                : g.rx.n == n || !at_length(g.rx.r[n].off, markers) || g.rx.r[n].len)
+        int empty = g.rx.n > n && at_length(g.rx.r[n].off, markers) && !g.rx.r[n].len;
+        int there = g.rx.n == n && at_length(g.rx.err_off, markers);
+        int cut_off = there && g.rx.code == DW_MPA_ERR_CLOSED;
+        int marker3 = there && g.rx.code == DW_MPA_ERR_MARKER; /* a marker in it */
+        if (crc ? !cut_off && (!there || g.rx.code != DW_MPA_ERR_CRC)
+                : !empty && !marker3 && !cut_off)
             abort();
     } else if (ck_over_err) { /* at the FPDU above 64768: rx says 1, 2 or 3 there */
         if (!same_recs(&g.rx, &g.ck, 0) || !g.rx.code || !at_length(g.rx.err_off, markers))
@@ -557,7 +554,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     g.rx.n = g.seg.n = g.ck.n = g.sent.n = g.nplaced = 0;
     g.rx.code = g.seg.code = g.ck.code = 0;
     g.rx.err_off = g.seg.err_off = g.ck.err_off = NONE;
-    g.seg_early = g.seg_ahead = 0;
+    g.seg_early = 0;
     g.start_seq = (uint32_t)cfg[1] << 24 | (uint32_t)cfg[2] << 16 | (uint32_t)cfg[3] << 8 | cfg[4];
     g.prefix = (uint64_t)cfg[9] * 4;
     uint64_t seed = (uint64_t)cfg[8] << 32 | size | 1;

@@ -50,18 +50,25 @@ extern "C" {
  * reassembly store until their octets meet. Without markers only the
  * in-order point and verified lengths locate FPDUs.
  *
- * Errors (MPA 9), after which nothing is placed or delivered:
- * - code 2 when a located FPDU's CRC does not match;
- * - code 3 when markers and ULPDU lengths disagree: a marker inside an
- *   FPDU with a valid CRC that does not name it; an FPDU with a valid CRC
- *   that covers an FPDU start named by a marker, or whose start a marker
- *   beyond its end names; an FPDU whose ULPDU_Length makes it overlap an
- *   FPDU already placed (checked as soon as that length is known, e.g.
- *   when a gap closes); a marker inside an FPDU whose CRC is valid that
- *   points at or across an FPDU already identified (placed or delivered)
- *   other than its start: the FPDU that holds the marker is the error,
- *   once verified (MPA 9: code 3 only with a valid CRC; until then such
- *   a marker locates nothing).
+ * Errors (MPA 9), after which nothing is placed or delivered. Every FPDU
+ * is judged in its turn, in stream order, on its own octets, as
+ * dw_mpa_rx judges it, so the same stream gives the same records and the
+ * same error (code and offset) in any segment order:
+ * - code 2 when an FPDU's CRC does not match;
+ * - code 3 when its CRC is valid but a marker inside it does not name its
+ *   start (a marker that names another FPDU, or a point inside one, is
+ *   the error of the FPDU that holds it, not of the FPDU it names);
+ * - code 3 at once, too, when a gap closes on a disagreement that cannot
+ *   be judged on the octets: the in-order FPDU's ULPDU_Length makes it
+ *   overlap an FPDU already placed (whose octets are gone), where
+ *   dw_mpa_rx would say code 2 (or 1) at the same FPDU.
+ * An FPDU found bad ahead of the in-order point (its CRC, its markers, or
+ * a disagreement with FPDUs or markers already seen) is not placed and
+ * not reported then: it is not located unambiguously (MPA 7.4); its
+ * octets wait like others and the error is reported when the in-order
+ * point reaches it, after every FPDU before it is delivered (MPA 9 lets
+ * an MPA-aware TCP drop such a segment rather than report at once).
+ * on_error's offset is always dw_mpa_seg_offset() then.
  *
  * Commitment (MPA 5.1): octets that are part of a placed FPDU, held in the
  * store or consumed in order are committed and never taken again:

@@ -25,18 +25,7 @@
 DW_VERSIONS_1(mpa_seg_callbacks_v, dw_mpa_seg_callbacks, on_error);
 DW_VERSIONS_1(mpa_seg_settings_v, dw_mpa_seg_settings, mem);
 
-enum kind {
-    E_HINT = 1,  /* a segment start: perhaps an FPDU start */
-    E_ANCHOR,    /* an FPDU start named by a marker or by lengths */
-    E_PLACED     /* a placed FPDU [start, end), not delivered yet */
-};
-
-typedef struct ent {
-    uint64_t start, end; /* end: of a placed FPDU */
-    uint64_t named;      /* anchors: 1 + the farthest marker naming it */
-    uint32_t ulen;
-    int kind;
-} ent;
+typedef seg_ent ent;
 
 /* The segment being fed: octets [a, b) at p. */
 typedef struct view {
@@ -57,10 +46,11 @@ struct dw_mpa_seg {
     uint64_t cons;     /* octets consumed in order */
     seg_fsm in;        /* the in-order FPDU */
     seg_fsm oo;        /* out-of-order FPDUs */
-    int in_conflict;   /* a marker named a start inside the in-order FPDU */
-    uint64_t in_named; /* 1 + the farthest marker naming its start */
-    ent *ent;          /* ent[elo, ehi), sorted by start */
-    size_t elo, ehi, ecap;
+    /* positions ahead of cons: segment starts that may be FPDU starts,
+     * FPDU starts named by markers or by lengths, placed FPDUs [start,
+     * x) waiting for delivery; each sorted, looked up in O(log n) */
+    seg_tab hint, anc, pl;
+    void *tabs;        /* their memory */
     seg_store st;
     uint8_t *inbuf, *scratch; /* 64-aligned inside inbuf_raw, scratch_raw */
     void *inbuf_raw, *scratch_raw;
@@ -112,12 +102,17 @@ static int mpa_seg_new_latest(dw_mpa_seg **pr, const dw_mpa_seg_settings *settin
     r->set = *settings;
     r->cb = *cb;
     r->user = user_data;
-    r->ecap = settings->max_pending;
-    r->ent = dw_mem_malloc(settings->mem, r->ecap * sizeof *r->ent);
+    size_t cap = settings->max_pending;
+    r->tabs = dw_mem_malloc(settings->mem, 3 * cap * sizeof(ent));
+    if (r->tabs) {
+        seg_tab *t[3] = {&r->hint, &r->anc, &r->pl};
+        for (int i = 0; i < 3; i++)
+            *t[i] = (seg_tab){(ent *)r->tabs + (size_t)i * cap, 0, 0, cap};
+    }
     /* whole cache lines for the kernel's stores */
     r->inbuf = align64(r->inbuf_raw = dw_mem_malloc(settings->mem, 65536 + 63));
     r->scratch = align64(r->scratch_raw = dw_mem_malloc(settings->mem, 65536 + 63));
-    if (!r->ent || !r->inbuf || !r->scratch ||
+    if (!r->tabs || !r->inbuf || !r->scratch ||
         dw_seg_store_init(&r->st, settings->store_bytes, settings->mem)) {
         dw_mpa_seg_del(r);
         return DW_ERR_NOMEM;
@@ -151,7 +146,7 @@ void dw_mpa_seg_del(dw_mpa_seg *r)
     if (!r)
         return;
     dw_seg_store_fini(&r->st);
-    dw_mem_free(r->set.mem, r->ent);
+    dw_mem_free(r->set.mem, r->tabs);
     dw_mem_free(r->set.mem, r->inbuf_raw);
     dw_mem_free(r->set.mem, r->scratch_raw);
     dw_mem_free(r->set.mem, r);
@@ -159,94 +154,42 @@ void dw_mpa_seg_del(dw_mpa_seg *r)
 
 /* ---- the table ---------------------------------------------------- */
 
-/* First entry with start >= pos. */
-static size_t ent_find(const dw_mpa_seg *r, uint64_t pos)
+/* Nothing located, placed or hinted ahead. */
+static int no_entries(const dw_mpa_seg *r)
 {
-    size_t lo = r->elo, hi = r->ehi;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (r->ent[mid].start >= pos)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
-}
-
-static ent *ent_at(dw_mpa_seg *r, uint64_t pos)
-{
-    size_t i = ent_find(r, pos);
-    return i < r->ehi && r->ent[i].start == pos ? &r->ent[i] : NULL;
-}
-
-/* A new entry at pos (none there yet), or NULL when the table is full. */
-static ent *ent_add(dw_mpa_seg *r, uint64_t pos, int kind)
-{
-    if (r->ehi - r->elo == r->ecap)
-        return NULL;
-    if (r->ehi == r->ecap) { /* slide down */
-        memmove(r->ent, r->ent + r->elo, (r->ehi - r->elo) * sizeof *r->ent);
-        r->ehi -= r->elo;
-        r->elo = 0;
-    }
-    size_t i = ent_find(r, pos);
-    memmove(r->ent + i + 1, r->ent + i, (r->ehi - i) * sizeof *r->ent);
-    r->ehi++;
-    r->ent[i] = (ent){pos, 0, 0, 0, kind};
-    return &r->ent[i];
-}
-
-static void ent_del(dw_mpa_seg *r, size_t i)
-{
-    if (i == r->elo) {
-        r->elo++;
-    } else {
-        memmove(r->ent + i, r->ent + i + 1, (r->ehi - i - 1) * sizeof *r->ent);
-        r->ehi--;
-    }
-    if (r->elo == r->ehi)
-        r->elo = r->ehi = 0;
+    return !dw_seg_tab_len(&r->hint) && !dw_seg_tab_len(&r->anc) && !dw_seg_tab_len(&r->pl);
 }
 
 /* pos is an FPDU start named by lengths, or by a marker at m - 1 (m 0:
  * none). A full table forgets it: it only speeds placement up. */
 static void anchor(dw_mpa_seg *r, uint64_t pos, uint64_t m)
 {
-    ent *e = ent_at(r, pos);
-    if (!e && pos >= r->cons)
-        e = ent_add(r, pos, E_ANCHOR);
-    if (!e || e->kind == E_PLACED)
+    if (dw_seg_tab_at(&r->pl, pos))
         return;
-    e->kind = E_ANCHOR;
-    e->named = m > e->named ? m : e->named;
+    ent *e = dw_seg_tab_at(&r->anc, pos);
+    if (!e && pos >= r->cons && (e = dw_seg_tab_add(&r->anc, pos)) != NULL)
+        dw_seg_tab_cut(&r->hint, pos, pos + 1); /* a hint there: now known */
+    if (e)
+        e->x = m > e->x ? m : e->x;
 }
 
 /* The last placed FPDU that starts before pos, or NULL. */
 static const ent *placed_before(const dw_mpa_seg *r, uint64_t pos)
 {
-    for (size_t i = ent_find(r, pos); i > r->elo; i--)
-        if (r->ent[i - 1].kind == E_PLACED)
-            return &r->ent[i - 1];
-    return NULL;
+    size_t i = dw_seg_tab_find(&r->pl, pos);
+    return i > r->pl.lo ? &r->pl.e[i - 1] : NULL;
 }
 
-/* Entries starting in (a, b): hints are dropped (they were not FPDU
- * starts); returns 2 when a placed FPDU starts there, 1 for an anchor. */
-static int inner(dw_mpa_seg *r, uint64_t a, uint64_t b, int drop_hints)
+/* Entries starting in (a, b): returns 2 when a placed FPDU starts there,
+ * 1 for an anchor. drop: 1 drops the hints there (they were not FPDU
+ * starts), 2 the anchors too. */
+static int inner(dw_mpa_seg *r, uint64_t a, uint64_t b, int drop)
 {
-    int worst = 0;
-    size_t i = ent_find(r, a + 1);
-    while (i < r->ehi && r->ent[i].start < b) {
-        int k = r->ent[i].kind;
-        if (k == E_HINT && drop_hints) {
-            ent_del(r, i);
-            if (i < r->elo)
-                i = r->elo;
-            continue;
-        }
-        worst = k == E_PLACED ? 2 : k == E_ANCHOR && worst < 1 ? 1 : worst;
-        i++;
-    }
+    int worst = dw_seg_tab_any(&r->pl, a + 1, b) ? 2 : dw_seg_tab_any(&r->anc, a + 1, b);
+    if (drop)
+        dw_seg_tab_cut(&r->hint, a + 1, b);
+    if (drop == 2)
+        dw_seg_tab_cut(&r->anc, a + 1, b);
     return worst;
 }
 
@@ -345,16 +288,22 @@ static int have(const dw_mpa_seg *r, const view *v, uint64_t a, uint64_t b)
 
 /* ---- in order ------------------------------------------------------ */
 
+/*
+ * The in-order FPDU is judged on its own octets, as the in-order receiver
+ * does: CRC first (MPA 9 code 2), then the markers inside it (code 3).
+ * A marker outside it that names its start or a point inside it is the
+ * error of the FPDU that holds that marker, when that one is verified in
+ * its turn (code 3 only "in the event that the CRC is valid"); the
+ * positions it located (anchors inside) are dropped.
+ */
 static void in_done(dw_mpa_seg *r, const seg_done *d)
 {
-    int in = inner(r, d->fpdu, d->end, 1);
+    int in = inner(r, d->fpdu, d->end, 2);
     if (!d->crc_ok) {
         fail(r, DW_MPA_ERR_CRC, d->fpdu);
         return;
     }
-    /* MPA 9: lengths and markers (in it, naming a start inside it, or
-     * naming its start from beyond its end) */
-    if (!d->marker_ok || in || r->in_conflict || r->in_named > d->end) {
+    if (!d->marker_ok || in == 2) {
         fail(r, DW_MPA_ERR_MARKER, d->fpdu);
         return;
     }
@@ -401,19 +350,19 @@ static void in_order_fast(dw_mpa_seg *r, const view *v)
 static void in_order(dw_mpa_seg *r, const view *v)
 {
     while (!r->failed) {
-        while (r->in.st == SEG_IDLE && r->ehi > r->elo && r->ent[r->elo].start < r->cons)
-            ent_del(r, r->elo); /* (none: entries start at or after cons) */
-        if (r->in.st == SEG_IDLE && r->ehi > r->elo &&
-            r->ent[r->elo].start == r->cons) {
-            ent e = r->ent[r->elo];
-            ent_del(r, r->elo);
-            if (e.kind == E_PLACED) { /* placed early: its turn now */
-                r->cons = r->rcv_nxt = e.end;
-                r->in.pos = e.end;
-                deliver(r, e.start, e.end, e.ulen, 1);
-                continue;
-            }
-            r->in_named = e.named;
+        if (r->in.st == SEG_IDLE) { /* hints and anchors at cons: done */
+            dw_seg_tab_cut(&r->hint, 0, r->cons + 1);
+            dw_seg_tab_cut(&r->anc, 0, r->cons + 1);
+            dw_seg_tab_cut(&r->pl, 0, r->cons); /* (none) */
+        }
+        if (r->in.st == SEG_IDLE && dw_seg_tab_len(&r->pl) &&
+            r->pl.e[r->pl.lo].start == r->cons) {
+            ent e = r->pl.e[r->pl.lo];
+            dw_seg_tab_del(&r->pl, r->pl.lo);
+            r->cons = r->rcv_nxt = e.x; /* placed early: its turn now */
+            r->in.pos = e.x;
+            deliver(r, e.start, e.x, e.ulen, 1);
+            continue;
         }
         size_t len;
         const uint8_t *p = piece(r, v, r->cons, UINT64_MAX, &len);
@@ -428,11 +377,10 @@ static void in_order(dw_mpa_seg *r, const view *v)
         r->cons += used;
         if (done) {
             in_done(r, &d);
-            r->in_conflict = 0;
-            r->in_named = 0;
-        } else if (!known && r->in.end && inner(r, r->in.fpdu, r->in.end, 0) == 2) {
+        } else if (!known && r->in.end && inner(r, r->in.fpdu, r->in.end, 2) == 2) {
             /* its length runs into a placed FPDU: a gap closes on a
-             * disagreement (MPA 9); those octets are gone, so now */
+             * disagreement (MPA 9); those octets are gone, so now.
+             * (Positions located inside it are dropped.) */
             fail(r, DW_MPA_ERR_MARKER, r->in.fpdu);
         }
     }
@@ -467,34 +415,47 @@ static uint64_t fpdu_end(const dw_mpa_seg *r, const view *v, uint64_t q)
 }
 
 /*
- * Places the FPDU at anchor e when it is all at hand (MPA 7.4 methods 2
- * and 3). Returns its end, 0 when not possible yet.
+ * An anchor whose FPDU is not verified (CRC, markers), or that disagrees
+ * with markers or FPDUs already identified, is not located unambiguously
+ * (MPA 7.4 method 2: "in FPDUs with valid CRCs"): it is dropped and its
+ * octets wait for their turn in order, where an error is reported at its
+ * stream offset after every FPDU before it (MPA 9 lets an MPA-aware TCP
+ * drop such a segment rather than report at once; the in-order receiver
+ * reports the same error at the same point).
+ */
+static void unanchor(dw_mpa_seg *r, uint64_t q)
+{
+    dw_seg_tab_cut(&r->anc, q, q + 1);
+}
+
+/*
+ * Places the FPDU at anchor q when it is all at hand and verified (MPA 7.4
+ * methods 2 and 3). Returns its end, 0 when not possible (yet).
  */
 static uint64_t try_anchor(dw_mpa_seg *r, const view *v, uint64_t q)
 {
     uint64_t y = fpdu_end(r, v, q);
     if (!y)
         return 0;
-    if (inner(r, q, y, 0) == 2) { /* runs into a placed FPDU */
-        fail(r, DW_MPA_ERR_MARKER, q);
+    if (inner(r, q, y, 0) == 2 || (r->in.end && q < r->in.end)) {
+        /* runs into a placed FPDU, or starts inside the in-order one */
+        unanchor(r, q);
         return 0;
     }
     seg_done d;
-    if (!have(r, v, q, y) || !check_fpdu(r, v, q, y, &d))
+    if (dw_seg_tab_len(&r->pl) == r->pl.cap || !have(r, v, q, y) ||
+        !check_fpdu(r, v, q, y, &d))
+        return 0; /* (no room to remember it placed: it waits) */
+    const ent *e = dw_seg_tab_at(&r->anc, q);
+    if (!d.crc_ok || !d.marker_ok || e->x > y || inner(r, q, y, 0)) {
+        unanchor(r, q);
         return 0;
-    int in = inner(r, q, y, 1);
-    ent *e = ent_at(r, q);
-    if (!d.crc_ok)
-        fail(r, DW_MPA_ERR_CRC, q);
-    else if (!d.marker_ok || in || e->named > y)
-        fail(r, DW_MPA_ERR_MARKER, q);
-    if (r->failed)
-        return 0;
+    }
+    inner(r, q, y, 1);
+    unanchor(r, q);
+    ent *pe = dw_seg_tab_add(&r->pl, q);
+    *pe = (ent){q, y, d.ulen};
     place(r, &d, 1);
-    if (r->failed)
-        return 0;
-    e = ent_at(r, q);
-    *e = (ent){q, y, 0, d.ulen, E_PLACED};
     if (r->st.nheld)
         dw_seg_store_drop(&r->st, q, y);
     anchor(r, y, 0); /* method 3: the next FPDU starts there */
@@ -506,12 +467,10 @@ static void place_anchors(dw_mpa_seg *r, const view *v, uint64_t ra, uint64_t rb
 {
     uint64_t pos = ra;
     while (!r->failed) {
-        size_t i = ent_find(r, pos);
-        while (i < r->ehi && r->ent[i].start < rb && r->ent[i].kind != E_ANCHOR)
-            i++;
-        if (i == r->ehi || r->ent[i].start >= rb)
+        size_t i = dw_seg_tab_find(&r->anc, pos);
+        if (i == r->anc.hi || r->anc.e[i].start >= rb)
             return;
-        pos = r->ent[i].start;
+        pos = r->anc.e[i].start;
         uint64_t y = try_anchor(r, v, pos);
         pos = y ? y : pos + 1;
     }
@@ -520,82 +479,79 @@ static void place_anchors(dw_mpa_seg *r, const view *v, uint64_t ra, uint64_t rb
 /*
  * Is the hint at c an FPDU start? Follows ULPDU lengths through complete,
  * CRC-valid FPDUs: 1 when they land on a located FPDU start, -1 when one
- * fails or crosses a located start, 0 when the octets run out.
+ * fails or crosses a located start, 0 when the octets run out (*need:
+ * octets up to there were missing; it is not walked again before).
  */
-static int walk(dw_mpa_seg *r, const view *v, uint64_t c)
+static int walk(dw_mpa_seg *r, const view *v, uint64_t c, uint64_t *need)
 {
     uint64_t x = c;
     for (int n = 0; n < WALK_MAX; n++) {
-        const ent *e = x != c ? ent_at(r, x) : NULL;
-        if (e && e->kind != E_HINT)
+        if (x != c && (dw_seg_tab_at(&r->anc, x) || dw_seg_tab_at(&r->pl, x)))
             return 1;
         uint64_t y = fpdu_end(r, v, x);
-        if (!y)
+        if (!y) {
+            *need = x + dw_seg_lead(r->set.markers, x) + 2;
             return 0;
+        }
         if (inner(r, x, y, 0))
             return -1;
         seg_done d;
+        *need = y;
         if (!have(r, v, x, y) || !check_fpdu(r, v, x, y, &d))
             return 0;
         if (!d.crc_ok || !d.marker_ok)
             return -1;
         x = y;
     }
+    *need = x + 1;
     return 0;
 }
 
 static void try_hints(dw_mpa_seg *r, const view *v, uint64_t ra, uint64_t rb)
 {
-    uint64_t pos = ra;
-    while (!r->failed) {
-        size_t i = ent_find(r, pos);
-        while (i < r->ehi && r->ent[i].start < rb && r->ent[i].kind != E_HINT)
+    size_t i = dw_seg_tab_find(&r->hint, ra);
+    while (!r->failed && i < r->hint.hi && r->hint.e[i].start < rb) {
+        ent *h = &r->hint.e[i];
+        uint64_t c = h->start;
+        if (h->x > rb) { /* (x: octets it waits for) */
             i++;
-        if (i == r->ehi || r->ent[i].start >= rb)
-            return;
-        uint64_t c = r->ent[i].start;
-        int w = walk(r, v, c);
-        if (w > 0) {
+            continue;
+        }
+        int w = walk(r, v, c, &h->x);
+        if (w > 0 && dw_seg_tab_len(&r->anc) < r->anc.cap) {
             r->stats.hints_taken++;
-            r->ent[i].kind = E_ANCHOR;
+            anchor(r, c, 0); /* (drops the hint) */
             place_anchors(r, v, c, rb);
         } else if (w < 0) {
             r->stats.hints_dropped++;
-            ent_del(r, ent_find(r, c));
+            dw_seg_tab_cut(&r->hint, c, c + 1);
+        } else {
+            i++;
+            continue;
         }
-        pos = c + 1;
+        i = dw_seg_tab_find(&r->hint, c + 1);
     }
 }
 
 /*
  * A marker at m whose FPDUPTR field is ptr (MPA 7.1, 7.4 method 2): an
- * anchor, unless it disagrees with FPDUs already identified. Such a
- * marker is not used, and not yet an error: MPA 9 code 3 holds "in the
- * event that the CRC is valid", and the FPDU that holds it is not
- * verified yet. When it is, its CRC (code 2) or this marker (code 3,
- * checked with every marker inside it) is the error, at that FPDU.
+ * anchor, unless it disagrees with FPDUs already identified (the in-order
+ * one, a placed one). Such a marker is not used, and not an error here:
+ * MPA 9 code 3 holds "in the event that the CRC is valid", and the FPDU
+ * that holds it is judged when it is verified in its turn: its CRC (code
+ * 2) or this marker (code 3, checked with every marker inside it).
  */
 static void marker(dw_mpa_seg *r, uint64_t m, uint16_t ptr)
 {
     uint64_t q = dw_seg_marker_target(m, ptr);
-    if (q == UINT64_MAX || q < r->rcv_nxt) /* across delivered FPDUs */
+    if (q == UINT64_MAX || q < r->cons) /* across octets taken in order */
         return;
-    if (r->in.st != SEG_IDLE && q == r->rcv_nxt) { /* the in-order FPDU */
-        r->in_named = m + 1 > r->in_named ? m + 1 : r->in_named;
+    if (r->in.end && q < r->in.end) /* inside the in-order FPDU */
         return;
-    }
-    if (r->in.st != SEG_IDLE && q > r->rcv_nxt &&
-        (q < r->cons || (r->in.end && q < r->in.end))) {
-        r->in_conflict = 1; /* judged with the in-order FPDU's CRC */
-        return;
-    }
     const ent *p = placed_before(r, m + 1);
-    if (p && m < p->end && q != p->start) {
-        fail(r, DW_MPA_ERR_MARKER, p->start); /* inside an FPDU verified with it */
+    if (p && q < p->x) /* in a placed FPDU (committed), or naming one */
         return;
-    }
-    if (!p || (m >= p->end && p->end <= q))
-        anchor(r, q, m + 1);
+    anchor(r, q, m + 1);
 }
 
 static void scan_markers(dw_mpa_seg *r, const view *v)
@@ -613,18 +569,16 @@ static void scan_markers(dw_mpa_seg *r, const view *v)
 static void keep(dw_mpa_seg *r, const view *v)
 {
     const ent *p = placed_before(r, v->a + 1);
-    uint64_t at = p && p->end > v->a ? p->end : v->a, refused = 0;
-    size_t i = ent_find(r, at);
+    uint64_t at = p && p->x > v->a ? p->x : v->a, refused = 0;
+    size_t i = dw_seg_tab_find(&r->pl, at);
     while (at < v->b) {
-        while (i < r->ehi && r->ent[i].kind != E_PLACED)
-            i++;
-        uint64_t to = i < r->ehi && r->ent[i].start < v->b ? r->ent[i].start : v->b;
+        uint64_t to = i < r->pl.hi && r->pl.e[i].start < v->b ? r->pl.e[i].start : v->b;
         if (to > at &&
             dw_seg_store_put(&r->st, at, v->p + (at - v->a), (size_t)(to - at)))
             refused += to - at;
         if (to == v->b)
             break;
-        at = r->ent[i++].end;
+        at = r->pl.e[i++].x;
     }
     if (refused) {
         r->stats.fallbacks++;
@@ -637,9 +591,10 @@ static void out_of_order(dw_mpa_seg *r, const view *v)
     if (r->set.markers) { /* a segment start inside a known FPDU is none */
         scan_markers(r, v);
         const ent *p = placed_before(r, v->a + 1);
-        if (!r->failed && v->a % 4 == 0 && !ent_at(r, v->a) &&
-            !(p && p->end > v->a) && !(r->in.end && v->a < r->in.end))
-            ent_add(r, v->a, E_HINT);
+        if (!r->failed && v->a % 4 == 0 && !dw_seg_tab_at(&r->hint, v->a) &&
+            !dw_seg_tab_at(&r->anc, v->a) && !(p && p->x > v->a) &&
+            !(r->in.end && v->a < r->in.end))
+            dw_seg_tab_add(&r->hint, v->a);
     }
     /* the octets at hand around the segment */
     const seg_span *s = r->st.nheld && v->a ? dw_seg_store_span(&r->st, v->a - 1) : NULL;
@@ -677,7 +632,7 @@ int dw_mpa_seg_feed(dw_mpa_seg *r, uint32_t seq, const void *data, size_t len)
     r->stats.segments++;
     r->stats.octets += len;
     if (seq == (uint32_t)(r->set.start_seq + r->cons) && len <= r->set.window &&
-        r->ehi == r->elo && !r->st.nheld && r->in.st == SEG_IDLE && !r->in_named) {
+        no_entries(r) && !r->st.nheld && r->in.st == SEG_IDLE) {
         view v = {data, r->cons, r->cons + len}; /* the fast path */
         in_order_fast(r, &v);
         if (r->in.st == SEG_IDLE || r->failed) /* nothing held */
@@ -712,7 +667,7 @@ int dw_mpa_seg_close(dw_mpa_seg *r, dw_close_reason reason)
         return DW_ERR_STATE;
     if (r->failed)
         return DW_ERR_PROTO;
-    int clean = r->in.st == SEG_IDLE && r->ehi == r->elo && !r->st.nheld;
+    int clean = r->in.st == SEG_IDLE && no_entries(r) && !r->st.nheld;
     r->failed = DW_MPA_ERR_CLOSED; /* MPA 5.1, 9: code 1 */
     if (r->cb.on_error) {
         uint64_t off = clean ? r->cons : r->rcv_nxt;
@@ -732,17 +687,15 @@ uint32_t dw_mpa_seg_ack(const dw_mpa_seg *r)
 
 size_t dw_mpa_seg_sack(const dw_mpa_seg *r, dw_mpa_seg_range *out, size_t max)
 {
-    size_t n = 0, h = 0, e = r->elo;
+    size_t n = 0, h = 0, e = r->pl.lo;
     uint64_t a = 0, b = 0; /* the block being built */
     for (;;) {
-        while (e < r->ehi && r->ent[e].kind != E_PLACED)
-            e++;
         int from_h = h < r->st.nheld &&
-                     (e == r->ehi || r->st.held[h].a < r->ent[e].start);
-        if (!from_h && e == r->ehi)
+                     (e == r->pl.hi || r->st.held[h].a < r->pl.e[e].start);
+        if (!from_h && e == r->pl.hi)
             break;
-        uint64_t sa = from_h ? r->st.held[h].a : r->ent[e].start;
-        uint64_t sb = from_h ? r->st.held[h].b : r->ent[e].end;
+        uint64_t sa = from_h ? r->st.held[h].a : r->pl.e[e].start;
+        uint64_t sb = from_h ? r->st.held[h].b : r->pl.e[e].x;
         from_h ? h++ : e++;
         if (b && sa <= b) {
             b = sb > b ? sb : b;

@@ -68,6 +68,47 @@ static inline uint64_t dw_seg_store_used(const seg_store *s)
 }
 
 /* ------------------------------------------------------------------ */
+/* Tables of positions ahead of the in-order point, sorted by start      */
+/* ------------------------------------------------------------------ */
+
+typedef struct seg_ent {
+    uint64_t start;
+    uint64_t x;    /* anchors: 1 + the farthest marker naming it; placed: end */
+    uint32_t ulen; /* placed: the ULPDU's length */
+} seg_ent;
+
+/* e[lo, hi) in use, sorted by start, at most cap; allocated at creation. */
+typedef struct seg_tab {
+    seg_ent *e;
+    size_t lo, hi, cap;
+} seg_tab;
+
+/* Index of the first entry with start >= pos (hi if none). */
+size_t dw_seg_tab_find(const seg_tab *t, uint64_t pos);
+
+/* The entry at pos, or NULL. */
+seg_ent *dw_seg_tab_at(const seg_tab *t, uint64_t pos);
+
+/* A new entry at pos (none there yet), or NULL when the table is full. */
+seg_ent *dw_seg_tab_add(seg_tab *t, uint64_t pos);
+
+/* Deletes entry i; the entries with start in [a, b). */
+void dw_seg_tab_del(seg_tab *t, size_t i);
+void dw_seg_tab_cut(seg_tab *t, uint64_t a, uint64_t b);
+
+/* An entry with start in [a, b)? */
+static inline int dw_seg_tab_any(const seg_tab *t, uint64_t a, uint64_t b)
+{
+    size_t i = dw_seg_tab_find(t, a);
+    return i < t->hi && t->e[i].start < b;
+}
+
+static inline size_t dw_seg_tab_len(const seg_tab *t)
+{
+    return t->hi - t->lo;
+}
+
+/* ------------------------------------------------------------------ */
 /* FPDU parser: one FPDU from pieces of octets in stream order          */
 /* ------------------------------------------------------------------ */
 

@@ -254,3 +254,71 @@ void dw_seg_store_drop(seg_store *s, uint64_t a, uint64_t b)
     }
     free_chunks(s, fa, fb);
 }
+
+/* ---- tables of positions ------------------------------------------ */
+
+size_t dw_seg_tab_find(const seg_tab *t, uint64_t pos)
+{
+    size_t lo = t->lo, hi = t->hi;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->e[mid].start >= pos)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+seg_ent *dw_seg_tab_at(const seg_tab *t, uint64_t pos)
+{
+    size_t i = dw_seg_tab_find(t, pos);
+    return i < t->hi && t->e[i].start == pos ? &t->e[i] : NULL;
+}
+
+seg_ent *dw_seg_tab_add(seg_tab *t, uint64_t pos)
+{
+    if (t->hi - t->lo == t->cap)
+        return NULL;
+    size_t i = dw_seg_tab_find(t, pos);
+    if (i == t->lo && t->lo) { /* in front: no move */
+        i = --t->lo;
+    } else {
+        if (t->hi == t->cap) { /* slide down */
+            memmove(t->e, t->e + t->lo, (t->hi - t->lo) * sizeof *t->e);
+            i -= t->lo;
+            t->hi -= t->lo;
+            t->lo = 0;
+        }
+        memmove(t->e + i + 1, t->e + i, (t->hi - i) * sizeof *t->e);
+        t->hi++;
+    }
+    t->e[i] = (seg_ent){pos, 0, 0};
+    return &t->e[i];
+}
+
+static void tab_remove(seg_tab *t, size_t i, size_t j) /* [i, j) */
+{
+    if (i == t->lo)
+        t->lo = j;
+    else {
+        memmove(t->e + i, t->e + j, (t->hi - j) * sizeof *t->e);
+        t->hi -= j - i;
+    }
+    if (t->lo == t->hi)
+        t->lo = t->hi = 0;
+}
+
+void dw_seg_tab_del(seg_tab *t, size_t i)
+{
+    tab_remove(t, i, i + 1);
+}
+
+void dw_seg_tab_cut(seg_tab *t, uint64_t a, uint64_t b)
+{
+    if (a >= b)
+        return;
+    size_t i = dw_seg_tab_find(t, a), j = dw_seg_tab_find(t, b);
+    if (i < j)
+        tab_remove(t, i, j);
+}
