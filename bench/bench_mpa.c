@@ -10,6 +10,9 @@
  *               (marker stripping + copy + CRC, delivery); anchor: CRC32c
  *               alone over the same ULPDU (goal >= 85 %); memcpy of the
  *               same ULPDUs is shown too (vs_memcpy).
+ *   rx-iov      the same, the ULPDUs delivered as pieces between the
+ *               markers (dw_mpa_rx_set_iov_fn: no copy, the CRC over the
+ *               wire octets).
  * nanoseconds_per_fpdu: nanoseconds per FPDU (64 B goal: <= 10 ns). The vs_crc
  * ratios are measured in alternation with the anchor (dw_bench_ratio).
  */
@@ -98,6 +101,43 @@ static int on_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, v
     return 0;
 }
 
+static int on_ulpdu_iov(dw_mpa_rx *rx, const struct iovec *iov, int n, size_t len,
+                        uint64_t off, void *u)
+{
+    ctx *c = u;
+    (void)rx, (void)iov, (void)n, (void)len, (void)off;
+    c->delivered++;
+    return 0;
+}
+
+/* Receives the stream once with callbacks cb and reports it as name. */
+static int bench_rx(ctx *c, const dw_bench_opts *o, size_t ulen, int markers,
+                    dw_mpa_rx_iov_fn fn, const char *name)
+{
+    dw_mpa_rx_settings rs;
+    dw_mpa_rx_settings_default(&rs);
+    rs.markers = markers;
+    dw_mpa_rx_callbacks cb = {on_ulpdu, NULL, NULL};
+    if (dw_mpa_rx_new(&c->rx, &rs, &cb, c) || dw_mpa_rx_set_iov_fn(c->rx, fn))
+        return 1;
+    size_t payload = c->nfpdu * ulen;
+    c->delivered = 0;
+    do_rx(c, payload);
+    int ok = c->delivered == c->nfpdu && !dw_mpa_rx_failed(c->rx);
+    double rx = dw_bench_gbps(do_rx, c, payload, o);
+    double mcs = dw_bench_gbps(do_memcpy_stream, c, payload, o);
+    const char *keys[3] = {"vs_crc", "nanoseconds_per_fpdu", "vs_memcpy"};
+    double vals[3] = {dw_bench_ratio(do_rx, c, do_crc_stream, c, payload, o),
+                      (double)ulen / rx, rx / mcs};
+    dw_bench_report_n(o, "mpa", name, ulen, rx, keys, vals, 3);
+    ok &= !dw_mpa_rx_failed(c->rx);
+    dw_mpa_rx_del(c->rx);
+    c->rx = NULL;
+    if (!ok)
+        fprintf(stderr, "bench mpa: the receiver did not verify the stream\n");
+    return !ok;
+}
+
 /*
  * A stream of FPDUs of ulen octets whose length is a multiple of 512, so
  * the receiver can be fed it again and again with markers in place: after
@@ -146,28 +186,10 @@ static int bench_size(ctx *c, const dw_bench_opts *o, size_t ulen, int markers)
     /* receive: payload octets per pass = FPDUs x ulen (filler excluded) */
     if (build_stream(c, ulen, markers))
         return 1;
-    dw_mpa_rx_settings rs;
-    dw_mpa_rx_settings_default(&rs);
-    rs.markers = markers;
-    dw_mpa_rx_callbacks cb = {on_ulpdu, NULL, NULL};
-    if (dw_mpa_rx_new(&c->rx, &rs, &cb, c))
-        return 1;
-    size_t payload = c->nfpdu * ulen;
-    c->delivered = 0;
-    do_rx(c, payload);
-    int ok = c->delivered == c->nfpdu && !dw_mpa_rx_failed(c->rx);
-    double rx = dw_bench_gbps(do_rx, c, payload, o);
-    double mcs = dw_bench_gbps(do_memcpy_stream, c, payload, o);
     snprintf(name, sizeof name, "rx%s", m);
-    vals[0] = dw_bench_ratio(do_rx, c, do_crc_stream, c, payload, o);
-    vals[1] = (double)ulen / rx, vals[2] = rx / mcs;
-    dw_bench_report_n(o, "mpa", name, ulen, rx, keys, vals, 3);
-    ok &= !dw_mpa_rx_failed(c->rx);
-    dw_mpa_rx_del(c->rx);
-    c->rx = NULL;
-    if (!ok)
-        fprintf(stderr, "bench mpa: the receiver did not verify the stream\n");
-    return !ok;
+    int rc = bench_rx(c, o, ulen, markers, NULL, name);
+    snprintf(name, sizeof name, "rx-iov%s", m);
+    return rc | bench_rx(c, o, ulen, markers, on_ulpdu_iov, name);
 }
 
 int dw_bench_mpa(const dw_bench_opts *o)

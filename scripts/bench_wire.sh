@@ -25,9 +25,13 @@
 # the host's softirq time over the test (/proc/stat; the host runs both ends)
 # per 10^9 octets. Each mode runs REPEATS times, interleaved (mode by mode,
 # round by round) so that load changes hit all modes alike; the summary gives
-# medians, ranges and ratios to plain TCP's medians.
+# medians, ranges, each end's share of the CPU per GB, and ratios to plain
+# TCP's and to iperf3's medians in the same run. Without iperf3 (not
+# installed, or DDPWIRE_IPERF3 names no program) the script says so and
+# leaves out iperf3's runs and its ratios; the exit status is the same.
+# --json: a "meta" line (machine, load, iperf3), then "run" and "summary" lines.
 #
-# usage: bench_wire.sh DDPWIRE [--json] [--seconds S] [--repeats N]
+# usage: bench_wire.sh DDPWIRE [--json] [--quick] [--seconds S] [--repeats N]
 #                      [--mtu "1500 9000"] [--modes "plain mpa ..."] [--loss "0.1 1"]
 set -u
 D=$(readlink -f "$1")
@@ -37,6 +41,7 @@ MODES="plain iperf3 mpa mpa-nomarkers mpa-nocrc mpa-rec mpa-packed ift"
 while [ $# -gt 0 ]; do
   case $1 in
   --json) JSON=1 ;;
+  --quick) SECS=1 REPS=1 ;;
   --seconds) SECS=$2; shift ;;
   --repeats) REPS=$2; shift ;;
   --mtu) MTUS=$2; shift ;;
@@ -50,7 +55,17 @@ done
 for c in ip ethtool taskset python3; do
   command -v $c > /dev/null || { echo "ddpwire bench wire: needs $c" >&2; exit 77; }
 done
-command -v iperf3 > /dev/null || MODES=$(echo " $MODES " | sed 's/ iperf3 / /')
+IPERF3=${DDPWIRE_IPERF3:-iperf3}
+IPERF3_WHY=""
+if ! IPERF3=$(command -v "$IPERF3"); then
+  IPERF3="" IPERF3_WHY="${DDPWIRE_IPERF3:-iperf3} not found"
+  case " $MODES " in
+  *" iperf3 "*)
+    echo "ddpwire bench wire: $IPERF3_WHY: no iperf3 runs, no ratios to iperf3 (scripts/deps.sh bench installs it)" >&2
+    MODES=$(echo " $MODES " | sed 's/ iperf3 / /') ;;
+  esac
+fi
+case " $MODES " in *" iperf3 "*) ;; *) [ -n "$IPERF3_WHY" ] || IPERF3_WHY="not among --modes" ;; esac
 
 T=$(mktemp -d)
 A=dwbA.$$ B=dwbB.$$ R=dwbR.$$ VA=dwba$$ VB=dwbb$$
@@ -99,10 +114,13 @@ one() {
   esac
   s0=$(softirq)
   if [ "$mode" = iperf3 ]; then
-    "${EB[@]}" iperf3 -s -1 -p "$port" > /dev/null 2>&1 &
+    "${EB[@]}" "$IPERF3" -s -1 -p "$port" > /dev/null 2>&1 &
     SP=$!
-    sleep 0.3
-    "${EA[@]}" iperf3 -c "$DST" -p "$port" -t "$SECS" -J > "$T/c" 2> "$T/cerr"
+    for _ in $(seq 50); do
+      ip netns exec "$B" ss -Hltn | grep -q ":$port " && break
+      sleep 0.05
+    done
+    "${EA[@]}" "$IPERF3" -c "$DST" -p "$port" -t "$SECS" -J > "$T/c" 2> "$T/cerr"
     local rc=$?
     wait "$SP"
     SP=""
@@ -164,7 +182,25 @@ PY
 }
 
 DST=10.199.8.2
-[ "$JSON" = 1 ] || echo "ddpwire bench wire: $(uptime | sed 's/^ *//'); $NCPU CPUs; ${SECS} s x $REPS per mode; offloads: $OFFL"
+CPUID=$(awk -F': ' '/^vendor_id/{v=$2} /^cpu family/{f=$2} /^model\t/{m=$2} /^model name/{n=$2} END{print v "|" f "|" m "|" n}' /proc/cpuinfo)
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+if [ "$JSON" = 1 ]; then
+  python3 - "$CPUID" "$LOAD0" "$NCPU" "$SECS" "$REPS" "$MTUS" "$MODES" "$OFFL" "$IPERF3" "$IPERF3_WHY" "$(uname -r)" << 'PY'
+import json, sys, time
+cpuid, load, ncpu, secs, reps, mtus, modes, offl, ip3, why, kern = sys.argv[1:]
+v, fam, model, name = (cpuid.split('|') + ['', '', '', ''])[:4]
+print(json.dumps({'type': 'meta', 'bench': 'wire', 'time': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+                  'cpu_vendor': v, 'cpu_family': int(fam) if fam.isdigit() else None,
+                  'cpu_model_number': int(model) if model.isdigit() else None, 'cpu_model': name,
+                  'cpus_online': int(ncpu), 'kernel': kern, 'load_average': [float(x) for x in load.split()],
+                  'seconds': float(secs), 'repeats': int(reps), 'mtus': [int(m) for m in mtus.split()],
+                  'modes': modes.split(), 'offloads': offl.strip(),
+                  'iperf3': ip3 or None, 'iperf3_missing': why or None}))
+PY
+else
+  echo "ddpwire bench wire: $(uptime | sed 's/^ *//'); $NCPU CPUs ($(echo "$CPUID" | awk -F'|' '{print $4 ", family " $2 " model " $3}')); ${SECS} s x $REPS per mode; offloads: $OFFL"
+  [ -z "$IPERF3_WHY" ] || echo "ddpwire bench wire: no iperf3 column: $IPERF3_WHY"
+fi
 for mtu in $MTUS; do
   ip -n "$A" link set "$VA" mtu "$mtu" && ip -n "$B" link set "$VB" mtu "$mtu"
   MULPDU=$(python3 -c "
@@ -237,6 +273,7 @@ for (mtu, loss) in sorted({(r['mtu'], r.get('loss', 0)) for r in rows}):
         v = [r[key] for r in grp if r['mode'] == mode and r.get('ok')]
         return (statistics.median(v), min(v), max(v), len(v)) if v else None
     base_g, base_c = med('plain', 'gbit_per_second'), med('plain', 'cpu_seconds_per_gb')
+    ip_g, ip_c = med('iperf3', 'gbit_per_second'), med('iperf3', 'cpu_seconds_per_gb')
     for m in modes:
         g, c = med(m, 'gbit_per_second'), med(m, 'cpu_seconds_per_gb')
         fails = sum(1 for r in grp if r['mode'] == m and not r.get('ok'))
@@ -248,24 +285,34 @@ for (mtu, loss) in sorted({(r['mtu'], r.get('loss', 0)) for r in rows}):
                       'cpu_s_per_gb_min': round(c[1], 3), 'cpu_s_per_gb_max': round(c[2], 3)})
             rt = [r['retrans'] for r in grp if r['mode'] == m and r.get('ok')]
             s['retrans_median'] = statistics.median(rt)
+            for end, key in (('cpu_client', 'cpu_client_seconds'), ('cpu_server', 'cpu_server_seconds'),
+                             ('softirq', 'softirq_seconds')):
+                v = [r[key] / (r['octets'] / 1e9) for r in grp if r['mode'] == m and r.get('ok')]
+                s['%s_seconds_per_gb_median' % end] = round(statistics.median(v), 3)
             if base_g:
                 s['throughput_vs_plain'] = round(g[0] / base_g[0], 3)
                 s['cpu_per_gb_vs_plain'] = round(c[0] / base_c[0], 3)
+            if ip_g:
+                s['throughput_vs_iperf3'] = round(g[0] / ip_g[0], 3)
+                s['cpu_per_gb_vs_iperf3'] = round(c[0] / ip_c[0], 3)
         out.append(s)
 if js:
     for s in out:
         print(json.dumps(s))
 else:
-    print('%-5s %-5s %-14s %4s %22s %8s %22s %8s %8s' % ('MTU', 'loss%', 'mode', 'runs', 'Gbit/s median [range]',
-          'x plain', 'CPU s/GB median [range]', 'x plain', 'retrans'))
+    def rat(s, k):
+        return '%.2f' % s[k] if k in s else '-'
+    print('%-5s %-5s %-14s %4s %22s %7s %7s %22s %7s %7s %17s %8s' % ('MTU', 'loss%', 'mode', 'runs', 'Gbit/s median [range]',
+          'x plain', 'x iperf', 'CPU s/GB median [range]', 'x plain', 'x iperf', 'cli/srv/softirq', 'retrans'))
     for s in out:
         if 'gbit_per_second_median' not in s:
             print('%-5d %-5g %-14s %4d failed' % (s['mtu'], s['loss_percent'], s['mode'], s['runs']))
             continue
-        print('%-5d %-5g %-14s %4d %7.2f [%5.2f-%5.2f] %8s %7.3f [%5.3f-%5.3f] %8s %8g' % (
+        print('%-5d %-5g %-14s %4d %7.2f [%5.2f-%5.2f] %7s %7s %7.3f [%5.3f-%5.3f] %7s %7s %5.2f/%5.2f/%5.2f %8g' % (
             s['mtu'], s['loss_percent'], s['mode'], s['runs'], s['gbit_per_second_median'], s['gbit_per_second_min'], s['gbit_per_second_max'],
-            '%.2f' % s['throughput_vs_plain'] if 'throughput_vs_plain' in s else '-',
+            rat(s, 'throughput_vs_plain'), rat(s, 'throughput_vs_iperf3'),
             s['cpu_seconds_per_gb_median'], s['cpu_s_per_gb_min'], s['cpu_s_per_gb_max'],
-            '%.2f' % s['cpu_per_gb_vs_plain'] if 'cpu_per_gb_vs_plain' in s else '-',
+            rat(s, 'cpu_per_gb_vs_plain'), rat(s, 'cpu_per_gb_vs_iperf3'),
+            s['cpu_client_seconds_per_gb_median'], s['cpu_server_seconds_per_gb_median'], s['softirq_seconds_per_gb_median'],
             s['retrans_median']))
 PY

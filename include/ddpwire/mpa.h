@@ -344,6 +344,29 @@ DW_EXTERN int dw_mpa_rx_new_versioned(dw_mpa_rx **prx, int settings_version,
 /** Frees a receiver; NULL is allowed. */
 DW_EXTERN void dw_mpa_rx_del(dw_mpa_rx *rx);
 
+/** Pieces a ULPDU of at most 65535 octets can come in (dw_mpa_rx_iov_fn):
+ * up to 130 markers fall among its octets. */
+#define DW_MPA_ULPDU_IOV_MAX 131
+
+/**
+ * A ULPDU whose CRC verified, as iovcnt pieces (1..DW_MPA_ULPDU_IOV_MAX)
+ * of len octets in all; offset, user_data and the return value as for
+ * on_ulpdu. Pieces are valid only during the call.
+ */
+typedef int (*dw_mpa_rx_iov_fn)(dw_mpa_rx *rx, const struct iovec *iov, int iovcnt,
+                                size_t len, uint64_t offset, void *user_data);
+
+/**
+ * Delivers ULPDUs through fn instead of on_ulpdu from now on (NULL: back
+ * to on_ulpdu). When an FPDU arrived whole within one dw_mpa_rx_feed()
+ * its ULPDU comes as pieces pointing into the fed octets between the
+ * markers (MPA 7.1), never copied: the CRC is taken over the wire octets
+ * directly, so markers cost no pass of their own. Otherwise one piece,
+ * where on_ulpdu's data would point. Returns 0, or DW_ERR_INVAL for a
+ * NULL rx.
+ */
+DW_EXTERN int dw_mpa_rx_set_iov_fn(dw_mpa_rx *rx, dw_mpa_rx_iov_fn fn);
+
 /**
  * Feeds the next len octets of the stream. Returns the octets consumed:
  * len, or fewer only when on_ulpdu returned non-zero (the FPDU it was

@@ -324,6 +324,28 @@ void dw_ic_search_reject(dw_ift_check *c)
         give_up(c);
 }
 
+/* Searching: how many candidates from the buffer's start on the search
+ * is sure to reject, at most max (a fast path, a few operations an octet
+ * where dw_ic_try() takes a few dozen): sizes above the limits, a header
+ * shorter than DW_IC_MIN_HEADER or, final, a header and CRC that do not
+ * fit in what is left. The last 3 octets go the slow way. */
+static size_t sure_rejects(const dw_ift_check *c, int final, size_t max)
+{
+    const uint8_t *p = c->b.buf + c->b.start;
+    size_t n = c->b.len - c->b.start, k = 0;
+    if (n < DW_IFT_SIZES_LEN)
+        return 0;
+    max = max < n - 3 ? max : n - 3; /* k + 4 <= n */
+    for (; k < max; k++) {
+        size_t h = (size_t)p[k] << 8 | p[k + 1], pl = (size_t)p[k + 2] << 8 | p[k + 3];
+        if (h > c->set.max_header || pl > c->set.max_payload || h < DW_IC_MIN_HEADER)
+            continue;
+        if (!final || DW_IFT_SIZES_LEN + h + DW_IFT_CRC_LEN <= n - k)
+            break;
+    }
+    return k;
+}
+
 /* Works through the buffer; final: no more octets will come before a gap
  * or the end (a search candidate that needs more is rejected). */
 void dw_ic_scan(dw_ift_check *c, int final)
@@ -341,6 +363,15 @@ void dw_ic_scan(dw_ift_check *c, int final)
         }
         if (!final && c->b.len < c->b.need)
             return;
+        if (c->state == DW_IC_SEARCH) { /* as many rejections one by one */
+            uint64_t left = c->searched < c->set.search_limit ? c->set.search_limit - c->searched : 0;
+            size_t m = sure_rejects(c, final, left < SIZE_MAX ? (size_t)left : SIZE_MAX);
+            if (m) {
+                dw_ic_buf_drop(c, m, 1);
+                c->searched += m;
+                continue;
+            }
+        }
         dw_ic_trial t;
         int search = c->state == DW_IC_SEARCH;
         int r = dw_ic_try(c, c->b.start, search, &t);

@@ -270,12 +270,12 @@ static void shadow_put(dw_mpa_check *c, const uint8_t *in, size_t k, const dw_cc
 /* Its CRC failed (or the stream ended inside it and FPDUs lie there):
  * the length may have been garbage, so what followed the length field is
  * searched again; FPDUs found there lie inside the one reported. */
-static void search_again(dw_mpa_check *c)
+static void search_again(dw_mpa_check *c, const char *why)
 {
     uint64_t off = c->b.base + (c->replaying ? c->shadow_at : c->b.start);
     snprintf(c->detail, sizeof c->detail,
-             "ULPDU_Length %u above %u not confirmed by a CRC: searching again from offset %llu",
-             c->f.ulen, DW_MPA_ULPDU_MAX, (unsigned long long)off);
+             "ULPDU_Length %u above %u %s: searching again from offset %llu",
+             c->f.ulen, DW_MPA_ULPDU_MAX, why, (unsigned long long)off);
     dw_ck_emit(c, DW_MPA_CHECK_EV_SYNC_LOST, DW_MPA_ERR_NONE, off, 0, 0, 0, NULL);
     shadow_lose(c);
 }
@@ -476,7 +476,7 @@ static void on_end(dw_mpa_check *c, int more_in_seg)
     int again = c->shadow && r->crc == DW_MPA_CHECK_CRC_BAD;
     deliver(c);
     if (again) {
-        search_again(c); /* a length above 64768 not confirmed */
+        search_again(c, "not confirmed by a CRC"); /* a length above 64768 */
         return;
     }
     if (c->shadow == 1)
@@ -715,7 +715,11 @@ int dw_mpa_check_end(dw_mpa_check *c)
         c->state != DW_CK_DEAD)
         dw_ck_scan(c, 1);
     if (c->state == DW_CK_SYNC && c->f.in_fpdu && c->shadow && dw_ck_buf_has_start(c)) {
-        search_again(c); /* cut, and FPDUs lie inside: its length was wrong */
+        /* cut, and FPDUs lie inside: reported cut off as any FPDU the
+         * stream ends inside (MPA 9 code 1: a receiver says so at it),
+         * then searched again as after a bad CRC: its length was wrong */
+        truncated(c);
+        search_again(c, "cut off by the end of the stream, with FPDUs inside");
         dw_ck_scan(c, 1);
     }
     if (c->state == DW_CK_SYNC && c->f.in_fpdu)

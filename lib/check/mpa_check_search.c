@@ -15,6 +15,7 @@
 
 #include "base/bytes.h"
 #include "check/mpa_check_int.h"
+#include "mpa/mpa_internal.h"
 
 /* ------------------------------------------------------------------ */
 /* The buffer                                                          */
@@ -325,6 +326,43 @@ static void advance(dw_mpa_check *c, size_t i)
         drop(c, i + 1 - keep - c->b.start);
 }
 
+/*
+ * How many buffer indexes from i on candidate() is sure to reject, at
+ * most max: a fast path past what suggests nothing (most octets of a
+ * stream that is not MPA, runs of zeros), a few operations an octet where
+ * candidate() takes a few dozen. Sure at index j when
+ * - its first two octets are not both zero (not a marker: no mid-stream
+ *   or zero-marker reading) and the reading without a marker is rejected
+ *   too: markers are known to be on, or, at the end, the FPDU its
+ *   ULPDU_Length makes does not fit in what is left;
+ * - or its first six octets are zero but for the two low bits of the
+ *   fourth (ignored in an FPDUPTR): a marker with FPDUPTR 0 names no
+ *   FPDU mid-stream; as a zero marker it leads an FPDU of ULPDU_Length 0,
+ *   and so does the reading without a marker.
+ * The pos_known search (no markers, MPA positions known) and the last 5
+ * octets go the slow way.
+ */
+static size_t sure_rejects(const dw_mpa_check *c, size_t i, int final, size_t max)
+{
+    const uint8_t *p = c->b.buf + i;
+    size_t n = c->b.len - i, k = 0;
+    if (c->pos_known || n < 6)
+        return 0;
+    int mk_on = c->markers == 1;
+    max = max < n - 5 ? max : n - 5; /* k + 6 <= n */
+    for (; k < max; k++) {
+        const uint8_t *q = p + k;
+        if (q[0] | q[1]) {
+            if (mk_on || (final && dw_mpa_content_len((size_t)q[0] << 8 | q[1]) > n - k))
+                continue;
+            break;
+        }
+        if (q[2] | (q[3] & 0xfcu) | q[4] | q[5])
+            break;
+    }
+    return k;
+}
+
 /* Tries each buffer index in turn (the cursor), with what each suggests. */
 static void search_scan(dw_mpa_check *c, int final)
 {
@@ -336,6 +374,13 @@ static void search_scan(dw_mpa_check *c, int final)
             return;
         if (c->pos_known && (c->b.base + i - c->start_off) % 4) {
             advance(c, i);
+            continue;
+        }
+        uint64_t left = c->searched < c->set.search_limit ? c->set.search_limit - c->searched : 0;
+        size_t m = sure_rejects(c, i, final, left < SIZE_MAX ? (size_t)left : SIZE_MAX);
+        if (m) { /* as many rejections one by one: the same state after */
+            advance(c, i + m - 1);
+            c->searched += m;
             continue;
         }
         cand k;
@@ -372,6 +417,10 @@ int dw_ck_buf_has_start(dw_mpa_check *c)
  * when those octets are here (after the loss or the gap). */
 static void lost_scan(dw_mpa_check *c)
 {
+    uint64_t lo = c->b.base + c->b.start;
+    if (c->mk_next < lo) /* markers before what we have (a gap): at once, not 512 at a time */
+        c->mk_next += (lo - c->mk_next + DW_MPA_MARKER_INTERVAL - 1) / DW_MPA_MARKER_INTERVAL *
+                      DW_MPA_MARKER_INTERVAL;
     while (c->mk_next + 4 <= c->b.base + c->b.len) {
         uint64_t m = c->mk_next;
         c->mk_next += DW_MPA_MARKER_INTERVAL;

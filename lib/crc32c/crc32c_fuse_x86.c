@@ -422,24 +422,20 @@ INLINE T_AVX2C __m256i sp_vec(const uint8_t *p, uint8_t *d, int s)
 }
 
 /* Qwords q..q+3 (q a multiple of 4, 0..60) of the period at p, whose
- * ULPDU octets go to d; c: the chain's register. */
-INLINE T_SSE42 uint64_t sp_q4(uint64_t c, const uint8_t *p, uint8_t *d, int q)
+ * ULPDU octets go to d; c: the chain's register. The copy is one 32-octet
+ * store (the first quad's from 4 octets on, as in sp_vec): four scalar
+ * stores a quad made the stores, not the crc32 chains, the bound. */
+INLINE T_AVX2C uint64_t sp_q4(uint64_t c, const uint8_t *p, uint8_t *d, int q)
 {
     p += 8 * q;
-    uint8_t *o = d + 8 * q - 4;
-    uint64_t a = fz_ld64(p), b = fz_ld64(p + 8), e = fz_ld64(p + 16),
-             f = fz_ld64(p + 24);
-    if (q)
-        memcpy(o, &a, 8);
-    else
-        memcpy(o + 4, p + 4, 4);
-    memcpy(o + 8, &b, 8);
-    memcpy(o + 16, &e, 8);
-    memcpy(o + 24, &f, 8);
-    c = _mm_crc32_u64(c, a);
-    c = _mm_crc32_u64(c, b);
-    c = _mm_crc32_u64(c, e);
-    return _mm_crc32_u64(c, f);
+    const uint8_t *s = q ? p : p + 4;
+    uint8_t *o = q ? d + 8 * q - 4 : d;
+    _mm256_storeu_si256((__m256i *)(void *)o,
+                        _mm256_loadu_si256((const __m256i *)(const void *)s));
+    c = _mm_crc32_u64(c, fz_ld64(p));
+    c = _mm_crc32_u64(c, fz_ld64(p + 8));
+    c = _mm_crc32_u64(c, fz_ld64(p + 16));
+    return _mm_crc32_u64(c, fz_ld64(p + 24));
 }
 
 /* The fold of one more vector: x[0] oldest, x[2] newest. */

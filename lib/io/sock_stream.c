@@ -107,6 +107,28 @@ static ssize_t stream_one(dw_sock *s, const uint8_t *p, size_t n, int more, size
     return (ssize_t)v.iov_len;
 }
 
+/*
+ * The flags of a write of large buffers: MSG_EOR (nothing appended to its
+ * last skb) unless every FPDU in it is EMSS octets and the peer's window
+ * (room, before the write) has at least EMSS left after it. Then the next
+ * write may fill that skb up to the kernel's size goal, as plain TCP's
+ * writes do, and the skb still holds whole EMSS FPDUs: an EOR after each
+ * write left one short skb per write (a fifth of all skbs at 256 KiB
+ * writes, docs/PERFORMANCE.md). The window test keeps the next write's
+ * octets inside the window: had it less than EMSS, that write would go one
+ * FPDU per message, and appended to this skb that FPDU would let the
+ * kernel cut it at the window's edge (docs/DESIGN.md).
+ */
+static int stream_flags(const dw_sock *s, int exact, size_t cnt, size_t room)
+{
+    size_t wire = 0, emss = s->info.emss;
+    for (size_t i = 0; i < cnt; i++)
+        wire += s->iov[i].iov_len;
+    int keep_open = exact && emss && wire % emss == 0 &&
+                    (room == SIZE_MAX || (room >= wire && room - wire >= emss));
+    return keep_open ? 0 : MSG_EOR;
+}
+
 /* Whether FPDUs of the fill size are exactly EMSS octets here. */
 static int fills_exactly(dw_sock *s)
 {
@@ -177,7 +199,8 @@ ssize_t dw_sock_send_stream(dw_sock *s, const void *buf, size_t len, int more, s
             r = stream_frame(s, p + at, len - at, more, room, &cnt, &k, one ? &nmsg : NULL);
             rc = r <= 0 ? 0
                  : one  ? dw_sk_flush_aligned(s, nmsg)
-                        : dw_sk_write_all(s->fd, s->iov, (int)cnt, MSG_EOR, s->o.timeout_ms);
+                        : dw_sk_write_all(s->fd, s->iov, (int)cnt,
+                                          stream_flags(s, exact, cnt, room), s->o.timeout_ms);
             r = rc ? rc : r;
         }
         if (r <= 0) {

@@ -82,6 +82,16 @@ uint32_t dw_mpa_crc_small(const dw_mpa_img *im);
  * dw_crc32c() (lib/mpa_crc_small_x86.c). */
 uint32_t dw_mpa_crc_plain(const dw_mpa_img *im);
 
+/* The CRC32c (finished) of a short FPDU's image straight from its ULPDU
+ * u of len octets (8 <= len < DW_MPA_CRC_SMALL_MAX): lead octets of a
+ * leading marker (0 or 4), at most one marker inside the ULPDU, before
+ * its octet g (g == len: none; else g = 2 mod 4), whose dword is mk, and
+ * end_mk after the PAD when has_end_mk (MPA 7.2). Only where
+ * dw_mpa_crc_fast() gives kernels (lib/mpa_crc_small_x86.c). */
+uint32_t dw_mpa_crc_short(const uint8_t *u, uint32_t len, uint32_t lead,
+                          uint32_t g, uint32_t mk, uint32_t end_mk,
+                          int has_end_mk);
+
 /* Without a vector kernel (lib/mpa/mpa_crc_chunk.c, any CPU): the same
  * three operations, one dw_crc32c() call per chunk of the image. */
 uint32_t dw_mpa_chunk_tx(const dw_mpa_img *im, uint8_t *out);

@@ -92,3 +92,54 @@ T_SSE42 uint32_t dw_mpa_crc_plain(const dw_mpa_img *im)
         c = _mm_crc32_u8(c, 0);
     return ~c;
 }
+
+/* n octets (a multiple of 4) at p. */
+INLINE T_SSE42 uint64_t sm_dwords(uint64_t c, const uint8_t *p, size_t n)
+{
+    uint64_t q;
+    uint32_t d;
+    for (; n >= 8; n -= 8, p += 8) {
+        memcpy(&q, p, 8);
+        c = _mm_crc32_u64(c, q);
+    }
+    if (n) {
+        memcpy(&d, p, 4);
+        c = _mm_crc32_u32((uint32_t)c, d);
+    }
+    return c;
+}
+
+/* The length and the first two ULPDU octets make one dword; every piece
+ * after them ends on a dword, the last one (with the PAD) taken from a
+ * load that ends at the ULPDU's end, shifted: no octet-wise tail. */
+T_SSE42 uint32_t dw_mpa_crc_short(const uint8_t *u, uint32_t len, uint32_t lead,
+                                  uint32_t g, uint32_t mk, uint32_t end_mk,
+                                  int has_end_mk)
+{
+    uint64_t c = 0xffffffffu, x;
+    uint16_t u01;
+    memcpy(&u01, u, 2);
+    if (lead) /* the leading marker is zero */
+        c = _mm_crc32_u32((uint32_t)c, 0);
+    c = _mm_crc32_u32((uint32_t)c, (len >> 8 & 0xffu) | (len & 0xffu) << 8 |
+                                       (uint32_t)u01 << 16);
+    uint32_t s = 2;
+    if (g < len) { /* ULPDU octets [2, g), the marker */
+        c = _mm_crc32_u32((uint32_t)sm_dwords(c, u + 2, g - 2), mk);
+        s = g;
+    }
+    uint32_t n = len - s, pad = (2u - len) & 3u; /* MPA 6 */
+    for (; n >= 8; n -= 8, s += 8) {
+        memcpy(&x, u + s, 8);
+        c = _mm_crc32_u64(c, x);
+    }
+    if (n + pad) { /* n octets then PAD: 4 or 8 octets; len >= 8 */
+        memcpy(&x, u + len - 8, 8);
+        x >>= 8 * (8 - n);
+        c = n + pad == 4 ? _mm_crc32_u32((uint32_t)c, (uint32_t)x)
+                         : _mm_crc32_u64(c, x);
+    }
+    if (has_end_mk) /* MPA 7.2 */
+        c = _mm_crc32_u32((uint32_t)c, end_mk);
+    return ~(uint32_t)c;
+}

@@ -3,6 +3,7 @@
 #include <ddpwire/crc32c.h>
 #include <ddpwire/mpa.h>
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,9 @@ struct dw_mpa_rx {
     uint8_t *buf;      /* own ULPDU buffer, set.buf_size octets */
     int stop;          /* on_ulpdu asked feed() to return */
     int nobuf;         /* a ULPDU had nowhere to go: nothing more taken */
+    dw_mpa_rx_iov_fn iov_fn; /* instead of on_ulpdu, when set */
+    int niov;          /* iov_fn: pieces in iov (0: one, at the data) */
+    struct iovec iov[DW_MPA_ULPDU_IOV_MAX];
 };
 
 static void mpa_rx_settings_fill(dw_mpa_rx_settings *s)
@@ -109,6 +113,14 @@ void dw_mpa_rx_del(dw_mpa_rx *rx)
         return;
     dw_mem_free(rx->set.mem, rx->buf);
     dw_mem_free(rx->set.mem, rx);
+}
+
+int dw_mpa_rx_set_iov_fn(dw_mpa_rx *rx, dw_mpa_rx_iov_fn fn)
+{
+    if (!rx)
+        return DW_ERR_INVAL;
+    rx->iov_fn = fn;
+    return 0;
 }
 
 uint64_t dw_mpa_rx_offset(const dw_mpa_rx *rx)
@@ -185,12 +197,23 @@ static void set_length(dw_mpa_rx *rx, size_t ulen)
 /* The FPDU's CRC field is complete: verify and deliver (MPA 7.2, 9). */
 static int finish(dw_mpa_rx *rx, uint32_t wire_crc, const uint8_t *data)
 {
+    int k = rx->niov;
     rx->st = ST_HDR;
     rx->started = 0;
+    rx->niov = 0;
     if (rx->set.crc && wire_crc != rx->crc)
         return fail(rx, DW_MPA_ERR_CRC, 0, 0);
     if (rx->marker_bad) /* MPA 9 code 3: only when the CRC is valid */
         return fail(rx, DW_MPA_ERR_MARKER, 0, 0);
+    if (rx->iov_fn) {
+        if (!k) {
+            rx->iov[0].iov_base = (void *)(uintptr_t)data;
+            rx->iov[0].iov_len = rx->ulen;
+            k = 1;
+        }
+        rx->stop = rx->iov_fn(rx, rx->iov, k, rx->ulen, rx->fpdu_off, rx->user) != 0;
+        return 0;
+    }
     rx->stop = rx->cb.on_ulpdu(rx, data, rx->ulen, rx->fpdu_off, rx->user) != 0;
     return 0;
 }
@@ -224,6 +247,39 @@ static void strip_copy(dw_mpa_rx *rx, const uint8_t *in, size_t ulen,
     rx->crc = (ops ? ops->rx : dw_mpa_chunk_rx)(&im, in, dst);
 }
 
+/* The ULPDU of a whole FPDU at in as pieces between its markers (MPA 7.1),
+ * no copy: u its first octet, m its first marker after u (offsets in in). */
+static int ulpdu_pieces(struct iovec *iov, const uint8_t *in, size_t u,
+                        size_t ulen, size_t m)
+{
+    int k = 0;
+    while (ulen) { /* m > u: u is 2 mod 4 or just past a marker */
+        size_t take = m - u < ulen ? m - u : ulen;
+        iov[k].iov_base = (void *)(uintptr_t)(in + u);
+        iov[k++].iov_len = take;
+        ulen -= take;
+        u = m + DW_MPA_MARKER_LEN;
+        m += DW_MPA_MARKER_INTERVAL;
+    }
+    return k;
+}
+
+/* dw_mpa_fpdu_len() inline: the FPDU at stream offset off with a ULPDU of
+ * ulen octets, on the wire (MPA 6, 7.1). */
+static inline size_t fpdu_len(uint64_t off, size_t ulen, int mk)
+{
+    size_t content = dw_mpa_content_len(ulen);
+    if (!mk)
+        return content;
+    size_t n = 0, o = (size_t)(off % DW_MPA_MARKER_INTERVAL);
+    if (!o) /* MPA 7.1: a marker between FPDUs leads this one */
+        n = 1, o = DW_MPA_MARKER_LEN;
+    size_t room = DW_MPA_MARKER_INTERVAL - o;
+    if (content > room)
+        n += 1 + (content - room - 1) / (DW_MPA_MARKER_INTERVAL - DW_MPA_MARKER_LEN);
+    return content + DW_MPA_MARKER_LEN * n;
+}
+
 /*
  * Fast path: a whole FPDU at the start of the input, no partial state.
  * Returns octets consumed (0: not applicable), or a negative error.
@@ -235,7 +291,7 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
     if (n < lead + 2)
         return 0;
     size_t ulen = dw_get_be16(in + lead);
-    size_t flen = dw_mpa_fpdu_len((uint32_t)rx->off, ulen, mk);
+    size_t flen = fpdu_len(rx->off, ulen, mk);
     if (n < flen)
         return 0;
     begin_fpdu(rx, rx->off);
@@ -249,9 +305,12 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
         check_marker(rx, in + (m - rx->off), m);
         inside |= m > rx->hdr_off && m < rx->hdr_off + 2 + ulen;
     }
-    if (!inside) {
+    if (!inside || rx->iov_fn) /* the CRC over the wire octets alone */
         rx->crc = crc_add(rx, 0, in, flen - 4);
-    } else { /* strip markers while copying, CRC over every octet */
+    if (inside && rx->iov_fn) { /* the ULPDU as pieces between markers */
+        rx->niov = ulpdu_pieces(rx->iov, in, lead + 2, ulen, first - rx->off +
+                                (first == rx->off ? DW_MPA_MARKER_INTERVAL : 0));
+    } else if (inside) { /* strip markers while copying, CRC over all */
         uint8_t *dst = ulpdu_dst(rx, ulen);
         if (!dst)
             return DW_ERR_NOMEM;

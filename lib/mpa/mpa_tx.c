@@ -249,6 +249,14 @@ static void frame_walk(const dw_mpa_tx *tx, sink *k, const pdu *u, walk *w)
     put_content(w, k, crc, 4, 1);
 }
 
+/* The marker at image offset m of an FPDU whose FPDUPTR counts from
+ * offset sub, as the little-endian dword of its wire octets (MPA 7.1). */
+static inline uint32_t marker_dword(uint32_t m, uint32_t sub)
+{
+    uint32_t ptr = (m - sub) & 0xffffu;
+    return (ptr >> 8 | (ptr & 0xffu) << 8) << 16;
+}
+
 /* The marker at offset m of the FPDU described by im (MPA 7.1). */
 static inline void put_marker(uint8_t *at, const dw_mpa_img *im, uint32_t m)
 {
@@ -279,7 +287,8 @@ static uint8_t *iov_fast(sink *k, const dw_mpa_img *im)
 {
     uint32_t r = im->hdr_off + 2, m = im->mark, len = im->len, got = 0;
     uint8_t *h = own(k, r);
-    memset(h, 0, im->hdr_off); /* a leading marker is zero */
+    uint64_t z = 0;
+    memcpy(h, &z, 4); /* a leading marker is zero (scratch has room) */
     dw_put_be16(h + im->hdr_off, (uint16_t)len);
     while (got < im->hlen) { /* m > r: markers on dwords, r 2 mod 4 */
         uint32_t take = len - got < m - r ? len - got : m - r;
@@ -290,24 +299,36 @@ static uint8_t *iov_fast(sink *k, const dw_mpa_img *im)
         put_marker(own(k, 4), im, m);
         r += 4, m += DW_MPA_MARKER_INTERVAL;
     }
-    /* the payload: pieces between markers, each marker its own scratch
-     * iovec (a payload piece lies between: nothing to merge) */
+    /* the payload: a piece up to the next marker, then pairs of a marker
+     * (its own scratch iovec: a payload piece lies between, nothing to
+     * merge) and up to 508 octets, in a loop of fixed stride */
     struct iovec *v = k->iov + k->iovcnt;
     uint8_t *o = k->out;
-    while (got < len) {
+    if (got < len) {
         uint32_t take = len - got < m - r ? len - got : m - r;
         *v++ = (struct iovec){(void *)(im->ulpdu + got), take};
         got += take, r += take;
-        if (got == len)
-            break;
-        put_marker(o, im, m);
-        *v++ = (struct iovec){o, 4};
-        o += 4, r += 4, m += DW_MPA_MARKER_INTERVAL;
+    }
+    if (got < len) { /* r == m */
+        uint32_t left = len - got, nm = (left + 507) / 508, ptr = m - im->ptr_sub;
+        const uint8_t *pu = im->ulpdu + got;
+        for (uint32_t i = 1; i < nm; i++, v += 2, o += 4, pu += 508, ptr += 512) {
+            uint32_t d = marker_dword(ptr, 0);
+            memcpy(o, &d, 4);
+            v[0] = (struct iovec){o, 4};
+            v[1] = (struct iovec){(void *)pu, 508};
+        }
+        uint32_t d = marker_dword(ptr, 0), last = left - 508 * (nm - 1);
+        memcpy(o, &d, 4);
+        v[0] = (struct iovec){o, 4};
+        v[1] = (struct iovec){(void *)pu, last};
+        v += 2, o += 4;
+        got = len, r += 4 * nm + left, m += DW_MPA_MARKER_INTERVAL * nm;
     }
     k->iovcnt = (size_t)(v - k->iov), k->out = o;
     uint32_t pad = (uint32_t)dw_mpa_pad_len(len), mk = m == r + pad ? 4 : 0;
     uint8_t *t = own(k, pad + mk + 4);
-    memset(t, 0, pad);
+    memcpy(t, &z, 4); /* PAD: fixed-size stores, no call */
     if (mk)
         put_marker(t + pad, im, m);
     return t + pad + mk;
@@ -417,49 +438,64 @@ static ssize_t frame_iov(dw_mpa_tx *tx, const pdu *u, struct iovec *iov,
 }
 
 /*
- * A short ULPDU with no marker after the FPDU's first octet (MPA 7.1):
- * [leading marker] length, the ULPDU referenced, PAD and CRC; the same
- * iovecs as frame_fast(), with less on the way. Returns 0 when it does
- * not apply.
+ * A short ULPDU (8 <= len < DW_MPA_CRC_SMALL_MAX), CRC on: the same
+ * iovecs as the walk ([leading marker] length | ULPDU [| marker | ULPDU]
+ * | PAD [marker] CRC), straight-line, the CRC from the ULPDU in one call
+ * (dw_mpa_crc_short). Such an FPDU holds at most one marker after its
+ * first octet. Returns 0 when it does not apply.
  */
-static ssize_t frame_short(dw_mpa_tx *tx, const uint8_t *ulpdu, size_t len,
+static ssize_t frame_short(dw_mpa_tx *tx, const uint8_t *u, size_t len,
                            struct iovec *iov, size_t iovcap,
                            dw_mpa_fpdu_info *info)
 {
-    uint32_t off = tx->pos % DW_MPA_MARKER_INTERVAL, lead = 0;
-    size_t content = dw_mpa_content_len(len);
+    uint32_t n = (uint32_t)len, off = tx->pos % DW_MPA_MARKER_INTERVAL;
+    uint32_t lead = 0, m = UINT32_MAX, sub = 0;
     if (tx->set.markers) {
         lead = off == 0 ? DW_MPA_MARKER_LEN : 0;
-        if ((lead ? lead : off) + content > DW_MPA_MARKER_INTERVAL)
-            return 0;
+        m = DW_MPA_MARKER_INTERVAL - (lead ? 0 : off); /* > lead + 2 */
+        sub = tx->set.ptr_base == DW_MPA_PTR_RFC5044 ? lead : 0;
     }
-    const dw_mpa_crc_ops *ops = dw_mpa_crc_fast();
-    if (!ops || iovcap < 3)
+    uint32_t pad = (2u - n) & 3u, u0 = lead + 2, e = u0 + n + pad;
+    uint32_t in = m < e, at_end = m == e; /* a marker inside; after the PAD */
+    if (iovcap < 3 + 2 * in || !dw_mpa_crc_fast())
         return 0;
     if (tx->head + SCRATCH_PER_FPDU > tx->set.scratch_size)
         tx->head = 0;
-    uint8_t *h = tx->scratch + tx->head, *t = h + lead + 2;
-    size_t pad = dw_mpa_pad_len(len);
-    memset(h, 0, lead + 2 + pad); /* a leading marker and PAD are zero */
-    dw_put_be16(h + lead, (uint16_t)len);
-    dw_mpa_img im;
-    dw_mpa_img_init(&im, ulpdu, len, tx->pos, tx->set.markers, 0);
-    dw_crc32c_store(t + pad, dw_mpa_crc_small(&im));
-    iov[0] = (struct iovec){h, lead + 2};
-    iov[1] = (struct iovec){(void *)ulpdu, len};
-    iov[2] = (struct iovec){t, pad + 4};
-    tx->head += lead + 2 + pad + 4;
-    walk w = {tx, tx->pos + (uint32_t)(lead + content), tx->pos, tx->pos + lead,
-              lead != 0};
-    commit(tx, &w, lead + content, info, 3);
-    return (ssize_t)(lead + content);
+    uint8_t *h = tx->scratch + tx->head;
+    uint64_t hw = (uint64_t)(n >> 8 & 0xffu) << (8 * lead) |
+                  (uint64_t)(n & 0xffu) << (8 * lead + 8);
+    memcpy(h, &hw, 8); /* a leading marker is zero; the length */
+    uint32_t mk = in || at_end ? marker_dword(m, sub) : 0;
+    uint32_t g = in ? m - u0 : n; /* ULPDU octets before the marker */
+    uint8_t *t = h + u0;
+    iov[0] = (struct iovec){h, u0};
+    iov[1] = (struct iovec){(void *)u, g};
+    if (in) {
+        memcpy(t, &mk, 4);
+        iov[2] = (struct iovec){t, 4};
+        iov[3] = (struct iovec){(void *)(u + g), n - g};
+        t += 4;
+    }
+    uint64_t z = 0;
+    memcpy(t, &z, 8); /* PAD */
+    if (at_end)
+        memcpy(t + pad, &mk, 4);
+    uint32_t tl = pad + 4 * at_end + 4;
+    dw_crc32c_store(t + tl - 4, dw_mpa_crc_short(u, n, lead, g, mk, mk, (int)at_end));
+    iov[2 + 2 * in] = (struct iovec){t, tl};
+    uint32_t flen = u0 + n + 4 * in + tl;
+    tx->head = (size_t)(t + tl - tx->scratch);
+    walk w = {tx, tx->pos + flen, tx->pos, tx->pos + lead,
+              (lead != 0) + in + at_end};
+    commit(tx, &w, flen, info, 3 + 2 * in);
+    return (ssize_t)flen;
 }
 
 ssize_t dw_mpa_tx_frame(dw_mpa_tx *tx, const void *ulpdu, size_t len,
                         struct iovec *iov, size_t iovcap,
                         dw_mpa_fpdu_info *info)
 {
-    if (tx && ulpdu && len && len < DW_MPA_CRC_SMALL_MAX && tx->set.crc && iov) {
+    if (tx && ulpdu && len >= 8 && len < DW_MPA_CRC_SMALL_MAX && tx->set.crc && iov) {
         ssize_t r = frame_short(tx, ulpdu, len, iov, iovcap, info);
         if (r)
             return r;

@@ -47,8 +47,10 @@ static uint32_t my_ip(const sim_host *h)
 static int send_pkt(sim_host *h, const uint8_t *pkt, size_t len)
 {
     int r = dw_ipoib_node_send(h->node, pkt, len, h->f->now);
-    if (r < 0 && r != DW_ERR_NOSPACE)
+    if (r < 0 && r != DW_ERR_NOSPACE) { /* NOSPACE: try later */
         h->st.send_errors++;
+        dw_ipoib_sim_node_rc(h->f, r, "dw_ipoib_node_send");
+    }
     return r;
 }
 

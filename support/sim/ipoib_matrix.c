@@ -110,7 +110,10 @@ static void collect(dw_ipoib_fabric *f, dw_ipoib_pair_result *r, uint32_t ipa, u
     r->retries = (unsigned)(sa.retries + sb.retries);
     const dw_ipoib_fabric_stats *fs = dw_ipoib_fabric_stats_get(f);
     r->steps = fs->steps;
-    r->ok = r->lost == 0 && r->echo_replies == r->echo_sent && r->bulk_rcvd == r->bulk_sent &&
+    r->node_errors = fs->node_errors;
+    r->first_error = dw_ipoib_fabric_error(f, &r->first_error_call);
+    r->ok = r->finished && !r->node_errors && r->lost == 0 &&
+            r->echo_replies == r->echo_sent && r->bulk_rcvd == r->bulk_sent &&
             !ha->send_errors && !hb->send_errors && !hb->bulk_bad && !hb->bulk_dups &&
             !fs->ud_oversize && !fs->ring_full;
 }
@@ -130,6 +133,7 @@ int dw_ipoib_pair_run(size_t a, size_t b, const dw_ipoib_pair_settings *o, dw_ip
     dw_ipoib_fabric_settings_default(&fs);
     fs.seed = o->seed;
     fs.defer_permille = o->defer_permille;
+    fs.mem = o->mem;
     dw_ipoib_fabric *f;
     int rc = dw_ipoib_fabric_new(&f, &fs, o->cb, o->cb_user_data);
     if (rc < 0)
@@ -142,7 +146,13 @@ int dw_ipoib_pair_run(size_t a, size_t b, const dw_ipoib_pair_settings *o, dw_ip
         return rc;
     }
     memset(r, 0, sizeof *r);
-    dw_ipoib_fabric_run(f, 10000000);
+    const uint64_t max_steps = 10000000;
+    uint64_t steps = dw_ipoib_fabric_run(f, max_steps);
+    if (f->fatal) { /* a node ran out of memory: no verdict on half a run */
+        dw_ipoib_fabric_del(f);
+        return DW_ERR_NOMEM;
+    }
+    r->finished = steps < max_steps;
     collect(f, r, ipa, ipb);
     dw_ipoib_fabric_del(f);
     return 0;

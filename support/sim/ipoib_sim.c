@@ -20,6 +20,22 @@ void dw_ipoib_fabric_settings_default(dw_ipoib_fabric_settings *s)
     s->conn_max = 1u << 20;
 }
 
+/* The fabric's allocations: through settings.mem when given. */
+static void *f_alloc(const dw_mem *m, size_t n, int zero)
+{
+    if (m)
+        return zero ? m->calloc(1, n, m->user_data) : m->malloc(n, m->user_data);
+    return zero ? calloc(1, n) : malloc(n);
+}
+
+static void f_free(const dw_mem *m, void *p)
+{
+    if (m)
+        m->free(p, m->user_data);
+    else
+        free(p);
+}
+
 uint64_t dw_ipoib_sim_rand(dw_ipoib_fabric *f)
 {
     uint64_t x = f->rng; /* xorshift64* */
@@ -43,7 +59,7 @@ int dw_ipoib_fabric_new(dw_ipoib_fabric **pf, const dw_ipoib_fabric_settings *s,
     if (!s->max_hosts || s->conn_max < 65536 + REC_HDR ||
         s->ring_bytes < 3 * (s->conn_max + REC_HDR) || s->ud_mtu < DW_IPOIB_MTU_MIN)
         return DW_ERR_INVAL;
-    dw_ipoib_fabric *f = calloc(1, sizeof *f);
+    dw_ipoib_fabric *f = f_alloc(s->mem, sizeof *f, 1);
     if (!f)
         return DW_ERR_NOMEM;
     f->s = *s;
@@ -51,10 +67,10 @@ int dw_ipoib_fabric_new(dw_ipoib_fabric **pf, const dw_ipoib_fabric_settings *s,
         f->cb = *cb;
     f->ud = user_data;
     f->rng = s->seed ? s->seed : 1;
-    f->ring = malloc(s->ring_bytes);
-    f->scratch = malloc(s->conn_max + REC_HDR + 8);
-    f->pkt = malloc(65536);
-    f->hosts = calloc(s->max_hosts, sizeof *f->hosts);
+    f->ring = f_alloc(s->mem, s->ring_bytes, 0);
+    f->scratch = f_alloc(s->mem, s->conn_max + REC_HDR + 8, 0);
+    f->pkt = f_alloc(s->mem, 65536, 0);
+    f->hosts = f_alloc(s->mem, s->max_hosts * sizeof *f->hosts, 1);
     if (!f->ring || !f->scratch || !f->pkt || !f->hosts) {
         dw_ipoib_fabric_del(f);
         return DW_ERR_NOMEM;
@@ -68,13 +84,14 @@ void dw_ipoib_fabric_del(dw_ipoib_fabric *f)
 {
     if (!f)
         return;
+    const dw_mem *m = f->s.mem;
     for (unsigned i = 0; f->hosts && i < f->n_hosts; i++)
         dw_ipoib_node_del(f->hosts[i].node);
-    free(f->hosts);
-    free(f->ring);
-    free(f->scratch);
-    free(f->pkt);
-    free(f);
+    f_free(m, f->hosts);
+    f_free(m, f->ring);
+    f_free(m, f->scratch);
+    f_free(m, f->pkt);
+    f_free(m, f);
 }
 
 dw_ipoib_node *dw_ipoib_fabric_node(dw_ipoib_fabric *f, int host)
@@ -90,6 +107,25 @@ uint64_t dw_ipoib_fabric_now(const dw_ipoib_fabric *f)
 const dw_ipoib_fabric_stats *dw_ipoib_fabric_stats_get(const dw_ipoib_fabric *f)
 {
     return &f->st;
+}
+
+int dw_ipoib_sim_node_rc(dw_ipoib_fabric *f, int rc, const char *call)
+{
+    if (rc >= 0)
+        return rc;
+    f->st.node_errors++;
+    if (!f->err)
+        f->err = rc, f->err_call = call;
+    if (rc == DW_ERR_NOMEM && !f->fatal)
+        f->fatal = rc;
+    return rc;
+}
+
+int dw_ipoib_fabric_error(const dw_ipoib_fabric *f, const char **call)
+{
+    if (call)
+        *call = f->err_call;
+    return f->err;
 }
 
 /* ---- the ring of messages in flight: records never split, FIFO ---- */
@@ -250,6 +286,8 @@ int dw_ipoib_fabric_add_host(dw_ipoib_fabric *f, const dw_ipoib_node_settings *s
     }
     dw_ipoib_node_callbacks cb = {cb_send_ud, cb_send_cm, cb_send_conn, dw_ipoib_host_deliver,
                                   cb_event};
+    if (!s.mem)
+        s.mem = f->s.mem;
     memset(h, 0, sizeof *h);
     h->f = f;
     h->idx = (int)f->n_hosts;
@@ -286,11 +324,16 @@ static void deliver_to(dw_ipoib_fabric *f, sim_host *d, const dw_ipoib_msg *m)
 {
     dw_ipoib_ud from = {m->dgid, m->dqpn, m->sgid, m->sqpn};
     if (m->kind == DW_IPOIB_MSG_UD)
-        dw_ipoib_node_input_ud(d->node, &from, m->data, m->len, f->now);
+        dw_ipoib_sim_node_rc(f, dw_ipoib_node_input_ud(d->node, &from, m->data, m->len, f->now),
+                             "dw_ipoib_node_input_ud");
     else if (m->kind == DW_IPOIB_MSG_CM)
-        dw_ipoib_node_input_cm(d->node, m->sgid, m->cm, f->now);
+        dw_ipoib_sim_node_rc(f, dw_ipoib_node_input_cm(d->node, m->sgid, m->cm, f->now),
+                             "dw_ipoib_node_input_cm");
     else
-        dw_ipoib_node_input_conn(d->node, m->sgid, m->sqpn, m->dqpn, m->data, m->len, f->now);
+        dw_ipoib_sim_node_rc(f,
+                             dw_ipoib_node_input_conn(d->node, m->sgid, m->sqpn, m->dqpn,
+                                                      m->data, m->len, f->now),
+                             "dw_ipoib_node_input_conn");
 }
 
 static void deliver(dw_ipoib_fabric *f, rec_hdr *h, uint8_t *payload)
@@ -348,7 +391,9 @@ static void move_front(dw_ipoib_fabric *f)
         ring_pop(f);
         h.defers++;
         f->st.deferred++;
-        dw_ipoib_sim_push(f, &h, f->scratch + REC_HDR, h.len, NULL, 0);
+        /* it fits where it was unless the ring wrapped: then it is lost,
+         * counted in ring_full (the pair fails) */
+        (void)dw_ipoib_sim_push(f, &h, f->scratch + REC_HDR, h.len, NULL, 0);
         return;
     }
     /* copied out: delivery makes nodes send, which may reuse the space */
@@ -365,6 +410,8 @@ static void tick_all(dw_ipoib_fabric *f)
 
 int dw_ipoib_fabric_step(dw_ipoib_fabric *f)
 {
+    if (f->fatal)
+        return f->fatal;
     f->now++;
     f->st.steps++;
     tick_all(f);
@@ -374,8 +421,10 @@ int dw_ipoib_fabric_step(dw_ipoib_fabric *f)
             gen |= dw_ipoib_host_generate(&f->hosts[i]);
     if (f->count) {
         move_front(f);
-        return 1;
+        return f->fatal ? f->fatal : 1;
     }
+    if (f->fatal)
+        return f->fatal;
     if (gen)
         return 1;
     uint64_t t = UINT64_MAX;
@@ -393,7 +442,7 @@ int dw_ipoib_fabric_step(dw_ipoib_fabric *f)
 uint64_t dw_ipoib_fabric_run(dw_ipoib_fabric *f, uint64_t max_steps)
 {
     uint64_t n = 0;
-    while (n < max_steps && dw_ipoib_fabric_step(f))
+    while (n < max_steps && dw_ipoib_fabric_step(f) > 0)
         n++;
     return n;
 }

@@ -50,12 +50,18 @@ struct dw_ipoib_fabric {
     uint8_t *ring, *scratch, *pkt; /* pkt: a host's packet being built */
     size_t head, tail, wrap, count;
     dw_ipoib_fabric_stats st;
+    int err, fatal;       /* the first node call's error; DW_ERR_NOMEM: stopped */
+    const char *err_call; /* the call that returned err */
 };
 
 uint64_t dw_ipoib_sim_rand(dw_ipoib_fabric *f);
 size_t dw_ipoib_sim_ring_free(const dw_ipoib_fabric *f);
 int dw_ipoib_sim_push(dw_ipoib_fabric *f, const rec_hdr *h, const void *a, size_t alen,
                    const void *b, size_t blen);
+
+/* A node call's return: a negative one is counted and the first kept;
+ * DW_ERR_NOMEM stops the fabric. Returns rc. */
+int dw_ipoib_sim_node_rc(dw_ipoib_fabric *f, int rc, const char *call);
 
 /* Host side (ipoib_host.c). */
 void dw_ipoib_host_deliver(dw_ipoib_node *n, uint16_t type, const uint8_t *pkt, size_t len,

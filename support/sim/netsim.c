@@ -324,9 +324,10 @@ int dw_netsim_next(dw_netsim *s, dw_netsim_seg *out)
     return 1;
 }
 
-size_t dw_netsim_recover(dw_netsim *s, uint32_t ack,
-                         const dw_mpa_seg_range *sack, size_t nsack)
+ssize_t dw_netsim_recover(dw_netsim *s, uint32_t ack,
+                          const dw_mpa_seg_range *sack, size_t nsack)
 {
+    size_t n0 = s->n; /* on failure the schedule is cut back to this */
     /* streams shorter than 4 GiB: offsets are sequence numbers' distances */
     uint64_t ack_off = (uint32_t)(ack - s->set.start_seq), at = ack_off, added = 0;
     for (size_t k = 0; k <= nsack && at < s->len; k++) {
@@ -343,8 +344,13 @@ size_t dw_netsim_recover(dw_netsim *s, uint32_t ack,
         }
         at = next > at ? next : at;
     }
+    if (s->nomem) { /* emit() could not grow the schedule: none of it */
+        s->n = n0;
+        s->nomem = 0;
+        return DW_ERR_NOMEM;
+    }
     s->st.recovered += added;
-    return (size_t)added;
+    return (ssize_t)added;
 }
 
 void dw_netsim_stats_get(const dw_netsim *s, dw_netsim_stats *st)

@@ -8,7 +8,7 @@ either the full run's status and output, or status 5 ("could not complete")
 with a "could not complete" line on stderr, its -w file absent and no
 FILE.tmp-* left. Usage: cli_torture.py DDPWIRE SHIM SRCDIR [PATH...]
 (DW_TORTURE_STEP=K tries every Kth failure point only; DW_TORTURE_ALL_ALLOCS=1
-also fails the allocations of the paths tortured on their writes only)."""
+also fails the allocations of a path given allocs_too=False: none now)."""
 import os, shutil, socket, subprocess, sys, tempfile, time
 
 D, SHIM, SRC = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -85,8 +85,8 @@ def judge(name, point, p, base, out, stdout_full=True):
 
 
 def torture(name, argv, out=None, stdin=None, setup=None, stdout_full=True, allocs_too=True):
-    """allocs_too False: only the output writes fail (ipoib matrix: its
-    allocation failures are not yet reported as status 5)."""
+    """allocs_too False: only the output writes fail (for a path whose
+    allocation failures are not yet reported as status 5: none now)."""
     if ONLY and name not in ONLY:
         return
     allocs_too = allocs_too or ALL_ALLOCS
@@ -281,7 +281,8 @@ torture("tcprdma synth --bodies", ["tcprdma", "synth", "-o", synth, "--size", "4
                                    "--bodies", bodies], out=bodies, allocs_too=True)
 ipcap = os.path.join(T, "ib.pcap")
 torture("ipoib pcap -w", ["ipoib", "pcap", "-w", ipcap], out=ipcap, allocs_too=True)
-torture("ipoib matrix", ["ipoib", "matrix"], allocs_too=False)
+# every allocation of every pair (a small bulk: the same allocations, less to simulate)
+torture("ipoib matrix", ["ipoib", "matrix", "--bulk", "8192", "--pings", "2"], allocs_too=True)
 torture("ipoib service-id", ["ipoib", "service-id", "tcp", "40", "--hex"], allocs_too=True)
 torture("demo --offline", ["demo", "--offline", "--bytes", "1M"], stdout_full=False,
         allocs_too=True)
@@ -308,6 +309,70 @@ for name, server, client, keep in pairs:
         run = PairRun(server, client, side, keep)
         torture("%s (loopback, %s)" % (name, side), [name], stdout_full=False, allocs_too=True)
 run = plain_run
+
+
+class ServerOn:
+    """run() for a server that serves on after its client (perf -s without
+    --once, listen --keep-open): the faults in the server. After the client
+    is done the server has `grace` seconds to end by itself (a fault it
+    cannot carry on from); one still serving is stopped with SIGTERM and
+    its status is what it says then (killed by that signal: RUNNING). The
+    full run is one that served on; a fault must end it with status 5, or
+    change nothing."""
+    RUNNING = 100
+
+    def __init__(self, server, client, grace):
+        self.server, self.client, self.grace = server, client, grace
+
+    def __call__(self, argv, env=None, stdin=None, timeout=30):
+        port[0] += 1
+        pt = str(port[0])
+        fe = dict(os.environ)
+        fe.update(env or {})
+        # stdout to a file: a pipe nobody reads yet would hold the server
+        so_path, se_path = os.path.join(T, "srv.out"), os.path.join(T, "srv.err")
+        with open(so_path, "wb") as so, open(se_path, "wb") as se:
+            sp = subprocess.Popen([D] + [a.format(port=pt) for a in self.server], env=fe,
+                                  stdout=so, stderr=se)
+        t0 = time.time()
+        while not listening(port[0]) and sp.poll() is None and time.time() - t0 < 5:
+            time.sleep(0.01)
+        cp = subprocess.Popen([D] + [a.format(port=pt) for a in self.client],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            cp.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            cp.kill(), sp.kill(), cp.wait(), sp.wait()
+            return None
+        def result(rc):
+            return subprocess.CompletedProcess([], rc, open(so_path, "rb").read(),
+                                               open(se_path, "rb").read())
+        try:
+            sp.wait(timeout=self.grace)
+            return result(sp.returncode)
+        except subprocess.TimeoutExpired:
+            pass
+        sp.terminate()
+        try:
+            sp.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            sp.kill(), sp.wait()
+            return None
+        return result(self.RUNNING if sp.returncode == -15 else sp.returncode)
+
+
+# perf -s without --once: a failed write of a report ends it (status 5), it
+# does not go on to the next test
+run = ServerOn(["perf", "-s", "127.0.0.1:{port}", "--json"],
+               ["perf", "-c", "127.0.0.1:{port}", "-t", "1", "-i", "0", "--json"], 1.0)
+torture("perf -s (loopback, serving on)", ["perf"], stdout_full=False, allocs_too=True)
+# listen --keep-open writing the records: a record it cannot write ends it
+run = ServerOn(["listen", "127.0.0.1:{port}", "--keep-open", "-q"],
+               ["send", "127.0.0.1:{port}", recs], 0.5)
+torture("listen --keep-open (loopback)", ["listen"], allocs_too=True)
+run = plain_run
+torture("analyze buffers", ["analyze", "buffers", "--fpdus", "100", "--max-conns", "1",
+                            "--loss-ppm", "50000"], allocs_too=True)
 
 shutil.rmtree(T, ignore_errors=True)
 print("\n".join(stats))

@@ -8,13 +8,15 @@
  *   DW_FAULT_WRITE=N   the Nth write/writev to stdout or a regular file fails;
  *   DW_FAULT_MODE=     enospc (default), eio, epipe: fails with that errno;
  *                      short: writes half and returns that; eintr: -1 EINTR
- *   DW_FAULT_COUNT=F   at exit, appends "ALLOCS WRITES" to file F
+ *   DW_FAULT_COUNT=F   at exit (or on a SIGTERM the program does not catch),
+ *                      appends "ALLOCS WRITES" to file F
  * Counting starts when the shim is loaded (before main). Not for sanitizer
  * builds: ASan replaces malloc itself.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +53,14 @@ static void report(void)
     close(fd);
 }
 
+/* A server stopped with SIGTERM (one that does not catch it) reports too. */
+static void on_term(int sig)
+{
+    report();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 __attribute__((constructor)) static void init(void)
 {
     fail_alloc = env_num("DW_FAULT_ALLOC");
@@ -61,8 +71,10 @@ __attribute__((constructor)) static void init(void)
         if (!strcmp(m, modes[i]))
             mode = i;
     count_file = getenv("DW_FAULT_COUNT");
-    if (count_file)
+    if (count_file) {
         atexit(report);
+        signal(SIGTERM, on_term);
+    }
     n_alloc = 0; /* what the loader and libc did before does not count */
 }
 

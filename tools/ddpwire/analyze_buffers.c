@@ -97,6 +97,10 @@ static int build(stream *s, uint32_t emss, size_t n)
     }
     free(rec);
     dw_mpa_tx_del(tx);
+    if (rc) {
+        free(s->wire);
+        free(s->info);
+    }
     return rc;
 }
 
@@ -156,14 +160,20 @@ static int one_conn(const opts *o, const stream *st, int middlebox, size_t store
     int rc = 0;
     for (int round = 0; round < 1000 && !rc; round++) {
         while (!rc && dw_netsim_next(sim, &sg)) {
-            dw_mpa_seg_feed(r, sg.seq, sg.data, sg.len);
+            if (dw_mpa_seg_feed(r, sg.seq, sg.data, sg.len) == DW_ERR_NOMEM) {
+                rc = -1; /* out of memory: no figure from half a connection */
+                break;
+            }
             dw_mpa_seg_stats_get(r, &x);
             rc = series_add(ts, j++ * nconn + c, (int64_t)x.held - (int64_t)prev);
             prev = x.held;
         }
         dw_mpa_seg_range sack[64];
         size_t n = dw_mpa_seg_sack(r, sack, 64);
-        if (!dw_netsim_recover(sim, dw_mpa_seg_ack(r), sack, n < 64 ? n : 64))
+        ssize_t added = rc ? 0 : dw_netsim_recover(sim, dw_mpa_seg_ack(r), sack, n < 64 ? n : 64);
+        if (added < 0)
+            rc = -1; /* the schedule could not grow */
+        if (added <= 0)
             break;
     }
     dw_mpa_seg_stats_get(r, &x);
@@ -326,7 +336,7 @@ static int figure(const opts *o, const stream *st, const char *cmd)
                 c.loss_ppm = k ? 0 : (uint64_t)(rate[i] * 1e4);
                 c.reorder_ppm = k ? (uint64_t)(rate[i] * 1e4) : 0;
                 if (measure(&c, st, mb, nconn, 1u << 20, &r))
-                    return -1;
+                    return cli_nomem("ddpwire analyze buffers", "the figure's model");
                 y[k][mb][i] = (double)r.total_peak / (double)nconn;
             }
     svg_series s[4] = {
@@ -359,10 +369,8 @@ int analyze_buffers(int argc, char **argv)
     if (p != CLI_GO)
         return p;
     stream st;
-    if (build(&st, (uint32_t)o.emss, (size_t)o.fpdus)) {
-        fprintf(stderr, "ddpwire analyze buffers: out of memory\n");
-        return 1;
-    }
+    if (build(&st, (uint32_t)o.emss, (size_t)o.fpdus))
+        return cli_nomem("ddpwire analyze buffers", "the stream");
     static const size_t counts[3] = {1, 100, 10000};
     res al[3], mb[3], al0, mb0;
     size_t nrow = 0, store = 1u << 20;

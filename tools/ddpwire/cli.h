@@ -224,6 +224,9 @@ void cli_stdout_init(void);
  * "PROG: could not complete: writing stdout: why" unless a could-not-
  * complete line was already printed (every command ends through it). */
 int cli_stdout_finish(const char *prog, int rc);
+/* Non-zero once a write of stdout has failed (nothing is flushed or said:
+ * for loops that must stop, then cli_stdout_done()). */
+int cli_stdout_failed(void);
 /* Flushes stdout: 0, or CLI_EXIT_RESOURCE after saying that writing it failed. */
 int cli_stdout_done(const char *prog);
 

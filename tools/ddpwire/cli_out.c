@@ -44,6 +44,11 @@ void cli_stdout_init(void)
     stdout = f;
 }
 
+int cli_stdout_failed(void)
+{
+    return out_err || ferror(stdout);
+}
+
 int cli_stdout_finish(const char *prog, int rc)
 {
     errno = 0;

@@ -190,6 +190,25 @@ static void result_row(const char *a, const char *b, const dw_ipoib_pair_result 
            r->ok ? "ok" : "FAILED");
 }
 
+/* A node call that failed in the run (the pair is FAILED): which, on stderr. */
+static void node_errors(const char *prog, const char *a, const char *b,
+                        const dw_ipoib_pair_result *r)
+{
+    if (r->node_errors)
+        fprintf(stderr, "%s: %s %s: %s returned %s (%llu node call%s failed)\n", prog, a, b,
+                r->first_error_call ? r->first_error_call : "a node call",
+                dw_err_name(r->first_error), (unsigned long long)r->node_errors,
+                r->node_errors == 1 ? "" : "s");
+}
+
+/* "the simulation of A B" */
+static int sim_nomem(const char *prog, const char *a, const char *b)
+{
+    char what[96];
+    snprintf(what, sizeof what, "the simulation of %s %s", a, b);
+    return cli_nomem(prog, what);
+}
+
 static void result_head(void)
 {
     printf("%-10s %-10s %-4s %6s  %-4s %6s  %-4s %9s %6s %7s  %s\n", "A", "B", "A>B", "MTU",
@@ -208,14 +227,16 @@ static int cmd_matrix(int argc, char **argv)
     for (size_t a = 0; a < k; a++)
         for (size_t b = 0; b < k; b++) {
             dw_ipoib_pair_result r;
+            const char *na = dw_ipoib_kind_name(a), *nb = dw_ipoib_kind_name(b);
             int rc = dw_ipoib_pair_run(a, b, &o.po, &r);
-            if (rc == DW_ERR_NOMEM)
-                return cli_nomem("ddpwire ipoib matrix", "the simulation");
+            if (rc == DW_ERR_NOMEM) /* no verdict on a half-run matrix */
+                return sim_nomem("ddpwire ipoib matrix", na, nb);
             if (rc < 0) {
                 fprintf(stderr, "ddpwire ipoib matrix: the simulation could not start\n");
                 return 1;
             }
-            result_row(dw_ipoib_kind_name(a), dw_ipoib_kind_name(b), &r);
+            result_row(na, nb, &r);
+            node_errors("ddpwire ipoib matrix", na, nb, &r);
             bad += !r.ok;
         }
     printf("%zu pairs, %zu failed\n", k * k, bad);
@@ -300,12 +321,13 @@ static int cmd_sim(int argc, char **argv, const char *pcap)
         ;
     else if ((rc = dw_ipoib_pair_run((size_t)ka, (size_t)kb, &o.po, &r)) < 0) {
         if (rc == DW_ERR_NOMEM)
-            status = cli_nomem("ddpwire ipoib sim", "the simulation");
+            status = sim_nomem("ddpwire ipoib sim", o.a, o.b);
         else
             fprintf(stderr, "ddpwire ipoib sim: the simulation could not start\n"), status = 1;
     } else {
         result_head();
         result_row(o.a, o.b, &r);
+        node_errors("ddpwire ipoib sim", o.a, o.b, &r);
         status = !r.ok;
     }
     int opened = t.pcap.f != NULL;

@@ -386,8 +386,8 @@ int cmd_load(int argc, char **argv)
         printf("holding   %zu connections open and idle for %llu ms\n", n - run.done,
                (unsigned long long)a.hold_ms);
         fflush(stdout);
-        for (double th = cli_now(); cli_now() - th < a.hold_ms / 1000.0;)
-            loop_once(&run, 100);
+        for (double th = cli_now(); !cli_stdout_failed() && cli_now() - th < a.hold_ms / 1000.0;)
+            loop_once(&run, 100); /* not held on after a line it could not write */
     }
     for (size_t i = 0; !stuck && i < n; i++)
         if (!cs[i].done && dw_sock_shutdown(cs[i].s))

@@ -42,7 +42,8 @@ static void help(void)
            "same writes of 256 KiB without any framing (the baseline); both ends must\n"
            "be given the same framing options. --json: one JSON object per line.\n"
            "Exit status: 0, 1 on a failure (connection, protocol error), 2 on a usage\n"
-           "error.\n");
+           "error, 5 when it could not complete (out of memory or descriptors, a\n"
+           "report that could not be written: the server stops then, --once or not).\n");
 }
 
 typedef struct perf {
@@ -187,6 +188,12 @@ static int run_server(perf *p, const char *host, const char *port)
             while ((fd = accept(lfd, NULL, NULL)) < 0 && errno == EINTR)
                 ;
             rc = fd < 0;
+            if (rc && (cli_errno_resource(errno) || errno == ENOBUFS)) {
+                status = cli_cannot("ddpwire perf", "accepting", strerror(errno));
+                break;
+            }
+            if (rc)
+                perror("ddpwire perf: accept");
         } else if ((rc = dw_sock_accept(&s, lfd, &p->o, err, sizeof err))) {
             if (cli_sock_resource(rc, errno)) {
                 status = cli_cannot("ddpwire perf", "accepting", err);
@@ -207,10 +214,12 @@ static int run_server(perf *p, const char *host, const char *port)
             ssize_t r;
             while ((r = dw_sock_recv(s)) >= 0)
                 ;
+            int e = errno;
             rc = r == DW_ERR_CLOSED && !p->failed ? 0 : (int)r;
-            if (rc == DW_ERR_NOMEM) {
+            if (rc && cli_sock_resource(rc, e)) {
                 dw_sock_close(s);
-                status = cli_nomem("ddpwire perf", "receiving");
+                status = cli_cannot("ddpwire perf", "receiving",
+                                    rc == DW_ERR_NOMEM ? "out of memory" : strerror(e));
                 break;
             }
             if (rc && !p->failed)
@@ -222,6 +231,11 @@ static int run_server(perf *p, const char *host, const char *port)
         server_report(p, secs, (cpu){c1.user - c0.user, c1.sys - c0.sys, c1.softirq - c0.softirq},
                       rc && !p->failed);
         status |= rc != 0 || p->failed;
+        /* the report not written (a full disk, a closed pipe): no more tests */
+        if (cli_stdout_done("ddpwire perf")) {
+            status = CLI_EXIT_RESOURCE;
+            break;
+        }
     } while (!p->once);
     close(lfd);
     return status;

@@ -220,6 +220,8 @@ static void fill(rp *r, uint64_t ping)
     r->start[r->size - 1] = 0;
 }
 
+#define OUT_FAILED 2 /* a write of stdout failed: the loop stops, no verdict */
+
 static int client_loop(rp *r, uint64_t *done)
 {
     for (uint64_t ping = 0; !r->count || ping < r->count; ping++) {
@@ -239,6 +241,8 @@ static int client_loop(rp *r, uint64_t *done)
         if (r->verbose)
             printf("ping data: %s\n", (char *)r->rdma);
         *done = ping + 1;
+        if (cli_stdout_failed()) /* -C 0 would go on for ever */
+            return OUT_FAILED;
     }
     return 0;
 }
@@ -265,6 +269,8 @@ static int server_loop(rp *r, uint64_t *done)
             return -1;
         if (r->verbose)
             printf("server ping data: %s\n", (char *)r->rdma);
+        if (cli_stdout_failed())
+            return OUT_FAILED;
         memset(r->send, 0, sizeof r->send);
         if (nm(r, dw_qp_send(r->qp, 0, DW_RDMAP_SEND, 0, r->send, sizeof r->send)) ||
             wait_for(r, &r->recvs, base + 2, "the client's RDMA buffer"))
@@ -298,6 +304,12 @@ static int one_connection(rp *r, int server)
     int rc = setup_qp(r, server);
     if (!rc)
         rc = server ? server_loop(r, &done) : client_loop(r, &done);
+    if (rc == OUT_FAILED) {
+        dw_sock_abort(r->s);
+        dw_qp_del(r->qp);
+        r->qp = NULL;
+        return cli_stdout_done("ddpwire rping");
+    }
     summary(r, server ? "server" : "client", done, t0, rc);
     if (!rc && !server) { /* disconnect: FIN, then wait for the server's */
         dw_sock_shutdown(r->s);
@@ -348,6 +360,8 @@ static int run(rp *r)
             continue;
         }
         rc = one_connection(r, 1);
+        if (rc != CLI_EXIT_RESOURCE && cli_stdout_done("ddpwire rping"))
+            rc = CLI_EXIT_RESOURCE; /* each connection's lines written before the next */
         if (rc == CLI_EXIT_RESOURCE)
             break;
     } while (r->persistent);

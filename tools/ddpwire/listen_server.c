@@ -64,6 +64,7 @@ typedef struct server {
     uint64_t fails[F_N], codes[2][8];
     double t_start;           /* s, for the summary's time and rate */
     unsigned shown;
+    int out_err;              /* errno of a failed write of stdout: the loop ends */
 } server;
 
 static volatile sig_atomic_t stop_now;
@@ -193,9 +194,12 @@ static int on_pdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8_t *
     v->recs++, v->in += len;
     c->t_frame = 0; /* a frame ended: the next one's clock starts with it */
     int rc = v->so.echo ? dw_sock_send(c->s, d, len) : 0;
-    if (!v->so.echo)
-        write_record(v->so.records, d, len);
-    else if (rc == 0)
+    if (!v->so.echo) {
+        if (!v->out_err && write_record(v->so.records, d, len))
+            v->out_err = errno ? errno : EIO; /* records would be lost: stop */
+        if (v->out_err)
+            return 1;
+    } else if (rc == 0)
         v->out += len;
     else if (rc != DW_ERR_AGAIN)
         c->send_err = rc, c->send_errno = errno; /* the connection broke: stop */
@@ -352,6 +356,11 @@ static void accept_some(server *v, int64_t t)
             free(c);
             if (rc == DW_ERR_AGAIN)
                 return;
+            if (rc == DW_ERR_NOMEM) { /* the peer is dropped: said, and the run not whole */
+                v->fails[F_NOMEM]++;
+                fprintf(stderr, "ddpwire listen: accepting a connection: out of memory\n");
+                return;
+            }
             v->fails[F_ACCEPT]++;
             if (errno == EMFILE || errno == ENFILE) /* out of descriptors: wait */
                 v->accept_resume = t + 100;
@@ -441,7 +450,7 @@ int serve_many(int lfd, const dw_sock_settings *base, const srv_opts *so)
     v.accepting = 1;
     v.t_start = cli_now();
     int64_t last_sweep = cli_now_ms();
-    while (!stop_now) {
+    while (!stop_now && !v.out_err) {
         int n = epoll_wait(v.ep, ev, 256, v.run ? 0 : 100);
         if (n < 0 && errno != EINTR) {
             perror("ddpwire listen: epoll_wait");
@@ -467,5 +476,13 @@ int serve_many(int lfd, const dw_sock_settings *base, const srv_opts *so)
     }
     if (!v.so.quiet)
         summary(&v);
+    if (v.out_err) /* a record not written: what came after it is not either */
+        return cli_cannot("ddpwire listen", "writing stdout", strerror(v.out_err));
+    if (v.fails[F_NOMEM]) { /* each was named when it failed; the run is not whole */
+        char why[64];
+        snprintf(why, sizeof why, "%llu ran out of memory",
+                 (unsigned long long)v.fails[F_NOMEM]);
+        return cli_cannot("ddpwire listen", "connections", why);
+    }
     return 0;
 }

@@ -44,6 +44,10 @@ typedef struct dw_ipoib_fabric_settings {
     uint32_t ud_mtu;
     /** Largest connected message (default 1 MiB). */
     size_t conn_max;
+    /** Optional: carries the fabric's allocations and, for hosts whose
+     * settings have none, their nodes' (NULL: the C library's). Must
+     * outlive the fabric. */
+    const dw_mem *mem;
 } dw_ipoib_fabric_settings;
 
 void dw_ipoib_fabric_settings_default(dw_ipoib_fabric_settings *s);
@@ -108,11 +112,25 @@ int dw_ipoib_fabric_mcast(dw_ipoib_fabric *f, int host, uint32_t group, size_t s
 int dw_ipoib_fabric_inject_ud(dw_ipoib_fabric *f, int host, const dw_ipoib_ud *to,
                               const uint8_t *frame, size_t len);
 
-/** Moves one message or advances time. Returns 1 if anything happened, 0 when idle. */
+/**
+ * Moves one message or advances time. Returns 1 if anything happened, 0
+ * when idle, or DW_ERR_NOMEM once a node call has returned it: the run
+ * cannot go on (every later step returns it too, doing nothing).
+ */
 int dw_ipoib_fabric_step(dw_ipoib_fabric *f);
 
-/** Steps until idle or max_steps; returns steps taken. */
+/** Steps until idle, max_steps or a failed step; returns steps taken
+ * (dw_ipoib_fabric_error() says whether the run failed). */
 uint64_t dw_ipoib_fabric_run(dw_ipoib_fabric *f, uint64_t max_steps);
+
+/**
+ * The first negative return of a node call during the run (input of a UD,
+ * CM or connected message, or a host's send other than DW_ERR_NOSPACE),
+ * or 0; *call (if call is not NULL) names that call. Every such return is
+ * counted in dw_ipoib_fabric_stats.node_errors; DW_ERR_NOMEM also stops
+ * the fabric (dw_ipoib_fabric_step()).
+ */
+int dw_ipoib_fabric_error(const dw_ipoib_fabric *f, const char **call);
 
 uint64_t dw_ipoib_fabric_now(const dw_ipoib_fabric *f);
 
@@ -135,6 +153,8 @@ typedef struct dw_ipoib_fabric_stats {
     /** UD datagrams over the UD MTU, messages for no one, dropped by the
      * tamper callback, refused because the ring was full (all dropped). */
     uint64_t ud_oversize, unroutable, tampered_drops, ring_full;
+    /** Negative returns of node calls (see dw_ipoib_fabric_error()). */
+    uint64_t node_errors;
 } dw_ipoib_fabric_stats;
 
 const dw_ipoib_fabric_stats *dw_ipoib_fabric_stats_get(const dw_ipoib_fabric *f);
@@ -172,6 +192,8 @@ typedef struct dw_ipoib_pair_settings {
     /** Optional: fabric callbacks (a pcap tap). */
     const dw_ipoib_fabric_callbacks *cb;
     void *cb_user_data;
+    /** Optional: the fabric's and the nodes' allocator (NULL: the C library's). */
+    const dw_mem *mem;
 } dw_ipoib_pair_settings;
 
 /** Defaults: 4 pings of 56 octets, 256 KiB bulk to port 5001, seed 1. */
@@ -186,13 +208,24 @@ typedef struct dw_ipoib_pair_result {
     /** Both nodes: set-ups that failed, REQ retries after REJ. */
     unsigned failed, retries;
     uint64_t steps;
-    /** 1 when every echo came back and the bulk data arrived whole. */
+    /** Negative returns of node calls; the first one and the call's name
+     * (0 and NULL when none). Any of them makes the pair fail. */
+    uint64_t node_errors;
+    int first_error;
+    const char *first_error_call;
+    /** 1 when the run went idle (did not stop at the step limit). */
+    int finished;
+    /** 1 when every echo came back, the bulk data arrived whole, no node
+     * call failed and the run finished. */
     int ok;
 } dw_ipoib_pair_result;
 
 /**
  * Runs one pair: host A (10.0.0.1) of kind a pings host B (10.0.0.2) of
  * kind b and sends it the bulk data; B's replies set up B's own link.
+ * Returns 0 (*r filled: the verdict is r->ok), DW_ERR_INVAL, or
+ * DW_ERR_NOMEM when an allocation failed, at the start or during the run
+ * (a node call returned it): then no verdict, *r is not a result.
  */
 int dw_ipoib_pair_run(size_t a, size_t b, const dw_ipoib_pair_settings *o, dw_ipoib_pair_result *r);
 

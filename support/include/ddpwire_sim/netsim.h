@@ -91,10 +91,11 @@ int dw_netsim_next(dw_netsim *s, dw_netsim_seg *out);
  * The receiver acknowledged everything before ack and holds the SACK
  * blocks: schedules what it lacks again (cut at EMSS, none lost), as a
  * TCP sender does after a retransmission timeout. Returns the segments
- * added (0: the receiver has everything).
+ * added (0: the receiver has everything), or DW_ERR_NOMEM when the
+ * schedule could not grow (then nothing is added).
  */
-size_t dw_netsim_recover(dw_netsim *s, uint32_t ack,
-                         const dw_mpa_seg_range *sack, size_t nsack);
+ssize_t dw_netsim_recover(dw_netsim *s, uint32_t ack,
+                          const dw_mpa_seg_range *sack, size_t nsack);
 
 void dw_netsim_stats_get(const dw_netsim *s, dw_netsim_stats *st);
 

@@ -738,6 +738,48 @@ static void test_limits(void)
     stream_free(&s);
 }
 
+/* The search gives up after exactly search_limit rejected candidates,
+ * wherever the limit falls (its fast path past sizes that cannot be
+ * skips many at once): random octets, sizes above max_header, zeros (a
+ * header too short), fed whole or in small pieces. */
+static void test_search_limit_exact(void)
+{
+    uint64_t seed = 41;
+    static uint8_t junk[3000];
+    for (size_t i = 0; i < sizeof junk; i++) {
+        int run = (int)(i / 300 % 3); /* random, large sizes, zeros */
+        junk[i] = run == 2 ? 0 : (uint8_t)(dw_rand(&seed) | (run == 1 ? 0x40 : 0));
+    }
+    static const uint64_t lims[] = {1, 2, 3, 64, 299, 300, 301, 650, 1000, 2500};
+    for (size_t li = 0; li < sizeof lims / sizeof lims[0]; li++) {
+        for (int v = 0; v < 4; v++) {
+            dw_ift_check_settings set;
+            dw_ift_check_settings_default(&set);
+            set.search_start = 1;
+            set.search_limit = lims[li];
+            set.max_header = v & 1 ? 0x3fff : set.max_header;
+            coll k;
+            dw_ift_check *c = mk(&set, &k);
+            for (size_t a = 0; a < sizeof junk;) {
+                size_t n = v & 2 ? 1 + dw_rand(&seed) % 7 : sizeof junk;
+                n = n < sizeof junk - a ? n : sizeof junk - a;
+                CHECK(dw_ift_check_data(c, junk + a, n, NULL) == 0);
+                a += n;
+            }
+            CHECK(dw_ift_check_end(c) == 0);
+            CHECK_EQ_U(count_ev(&k, DW_IFT_CHECK_EV_NO_SYNC), 1);
+            const evrec *e = find_ev(&k, DW_IFT_CHECK_EV_NO_SYNC);
+            CHECK(e && e->len == lims[li] + 1); /* the candidates rejected */
+            CHECK_EQ_U(k.nr, 0);
+            dw_ift_check_stats st;
+            dw_ift_check_stats_get(c, &st);
+            CHECK_EQ_U(st.skipped_octets, sizeof junk);
+            dw_ift_check_del(c);
+            coll_free(&k);
+        }
+    }
+}
+
 static void test_api(void)
 {
     dw_ift_check *c = NULL;
@@ -797,6 +839,7 @@ int main(void)
     RUN(test_gap_while_searching);
     RUN(test_truncation);
     RUN(test_limits);
+    RUN(test_search_limit_exact);
     RUN(test_api);
     return dw_test_finish();
 }

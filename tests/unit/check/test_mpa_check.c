@@ -454,12 +454,23 @@ static void judge_lost(dw_mpa_check *c, const coll *k, const stream *s,
             check_rec(&k->r[i], s, i, NULL);
         return;
     }
-    CHECK_EQ_U(k->nr, l->before + l->missing + (s->n - l->from));
+    /* no markers: the FPDU above 64768 runs to the end of the stream,
+     * which ends inside it: reported cut off (MPA 9 code 1, as by a
+     * receiver), then what was kept of it is searched again */
+    int cut = l->oversize && !s->markers;
+    CHECK_EQ_U(k->nr, l->before + l->missing + (size_t)cut + (s->n - l->from));
     for (size_t i = 0; i < l->before && i < k->nr; i++)
         check_rec(&k->r[i], s, i, NULL);
-    for (size_t i = 0; i < l->missing && l->before + i < k->nr; i++)
+    for (size_t i = 0; i < l->missing + (size_t)cut && l->before + i < k->nr; i++)
         CHECK_EQ_U(k->r[l->before + i].f.crc, DW_MPA_CHECK_CRC_MISSING);
-    size_t r0 = l->before + l->missing;
+    if (cut && l->before < k->nr) {
+        const dw_mpa_check_fpdu *f = &k->r[l->before].f;
+        CHECK_EQ_U(f->offset, s->at[l->before]);
+        CHECK_EQ_U(f->ulpdu_len, 0xffff);
+        CHECK_EQ_U(f->fpdu_len, dw_mpa_fpdu_len(0, 0xffff, 0));
+        CHECK_EQ_U(f->index, l->before);
+    }
+    size_t r0 = l->before + l->missing + (size_t)cut;
     for (size_t j = l->from; j < s->n && r0 + j - l->from < k->nr; j++) {
         const rec *r = &k->r[r0 + j - l->from];
         check_rec(r, s, j, NULL);
@@ -472,7 +483,7 @@ static void judge_lost(dw_mpa_check *c, const coll *k, const stream *s,
     CHECK_EQ_U(count_ev(k, DW_MPA_CHECK_EV_LENGTH), l->length);
     CHECK_EQ_U(st.oversize, l->oversize);
     CHECK_EQ_U(count_ev(k, DW_MPA_CHECK_EV_OVERSIZE), l->oversize);
-    CHECK_EQ_U(count_ev(k, DW_MPA_CHECK_EV_TRUNCATED), 0);
+    CHECK_EQ_U(count_ev(k, DW_MPA_CHECK_EV_TRUNCATED), cut);
     CHECK_EQ_U(count_ev(k, DW_MPA_CHECK_EV_SYNC_LOST), 1);
     CHECK_EQ_U(count_ev(k, DW_MPA_CHECK_EV_RESYNC), 1);
     CHECK_EQ_U(st.resyncs, 1);
@@ -481,7 +492,14 @@ static void judge_lost(dw_mpa_check *c, const coll *k, const stream *s,
     CHECK_EQ_U(st.crc_bad, 0);
     CHECK_EQ_U(st.marker_errors, code3);
     CHECK_EQ_U(count_ev(k, DW_MPA_CHECK_EV_MARKER), code3);
-    CHECK_EQ_U(st.first_error, code3 ? DW_MPA_ERR_MARKER : DW_MPA_ERR_NONE);
+    CHECK_EQ_U(st.first_error, code3 ? DW_MPA_ERR_MARKER : cut ? DW_MPA_ERR_CLOSED : DW_MPA_ERR_NONE);
+    if (cut)
+        CHECK_EQ_U(st.first_error_offset, s->at[l->before]);
+    if (cut) { /* the cut first, then the search inside it */
+        const evrec *t = find_ev(k, DW_MPA_CHECK_EV_TRUNCATED);
+        CHECK(t && t->code == DW_MPA_ERR_CLOSED && t->off == s->at[l->before]);
+        CHECK(t && t < find_ev(k, DW_MPA_CHECK_EV_SYNC_LOST));
+    }
     const evrec *e = find_ev(k, DW_MPA_CHECK_EV_RESYNC);
     CHECK(e && l->from < s->n && e->off == s->at[l->from]);
 }
@@ -489,7 +507,10 @@ static void judge_lost(dw_mpa_check *c, const coll *k, const stream *s,
 /* ULPDU_Length 0: sync lost, found again (MPA 7.1). 0xffff after a good
  * FPDU is framed as declared (a peer may send it: OVERSIZE) until it
  * proves wrong: a marker inside disagrees, or (no markers) the stream
- * ends inside it and FPDUs lie there: sync lost, found again. */
+ * ends inside it and FPDUs lie there: it is reported cut off (TRUNCATED,
+ * MPA 9 code 1: what a receiver says at it; found by fuzz_diff: before,
+ * the checker gave it up with no record and no error), then sync lost,
+ * found again. */
 static void test_bad_length(void)
 {
     uint64_t seed = 13;
@@ -504,6 +525,54 @@ static void test_bad_length(void)
         run_cuts(&s, 0, 0, s.len, judge_lost, &l, &seed);
         stream_free(&s);
     }
+}
+
+/* MPA 7.1: after a gap of 4 GiB and more (a capture that lost that much;
+ * the stream goes on 512 K octets later, so every marker still sits at a
+ * multiple of 512) the boundaries are found again at the first marker
+ * after the gap whose FPDU begins after it, as after a short gap (the
+ * markers the gap covered are passed at once, not 512 octets at a time). */
+static void test_huge_gap_markers(void)
+{
+    uint64_t seed = 32;
+    cfg g = {1, 1, DW_MPA_PTR_DRAFT, 40, 1500, NULL, 0, NULL};
+    stream s;
+    build(&s, &g, &seed);
+    static const uint64_t ks[] = {1u << 23, (1u << 23) + 1, 3u << 22, 1};
+    for (size_t v = 0; v < 2 * sizeof ks / sizeof ks[0]; v++) {
+        size_t x = s.at[10] + 100 + v * 37, y = s.at[12] + 200 + v * 53; /* cut, resumed */
+        uint64_t shift = ks[v / 2] * DW_MPA_MARKER_INTERVAL;
+        size_t j = resync_fpdu(&s, y);
+        CHECK(j < s.n);
+        dw_mpa_check_settings st;
+        dw_mpa_check_settings_default(&st);
+        coll k;
+        dw_mpa_check *c = mk(&st, &k);
+        CHECK(dw_mpa_check_data(c, s.b, x, NULL) == 0);
+        dw_reasm_gap gp = {x, SEQ0 + (uint32_t)x, y + shift - x, DW_REASM_GAP_LOST, 0};
+        CHECK(dw_mpa_check_gap(c, &gp) == 0);
+        for (size_t a = y; a < s.len;) { /* MSS segments, or the rest at once */
+            size_t n = v & 1 ? 1448 : s.len - a;
+            n = n < s.len - a ? n : s.len - a;
+            dw_reasm_chunk ch = {a + shift, SEQ0 + (uint32_t)(a + shift), 1, SEQ0 + (uint32_t)(a + shift),
+                                 (uint32_t)n, 1, 1};
+            CHECK(dw_mpa_check_data(c, s.b + a, n, &ch) == 0);
+            a += n;
+        }
+        CHECK(dw_mpa_check_end(c) == 0);
+        const evrec *e = find_ev(&k, DW_MPA_CHECK_EV_RESYNC);
+        CHECK(e && e->off == s.at[j] + shift);
+        CHECK(k.nr >= s.n - j);
+        for (size_t t = 1; t <= s.n - j && t <= k.nr; t++) { /* the last FPDUs, found again */
+            const dw_mpa_check_fpdu *f = &k.r[k.nr - t].f;
+            CHECK_EQ_U(f->offset, s.at[s.n - t] + shift);
+            CHECK_EQ_U(f->fpdu_len, s.info[s.n - t].len);
+            CHECK_EQ_U(f->crc, DW_MPA_CHECK_CRC_GOOD);
+        }
+        dw_mpa_check_del(c);
+        coll_free(&k);
+    }
+    stream_free(&s);
 }
 
 /* A plausible but wrong ULPDU_Length: a bad CRC, then the next marker
@@ -677,6 +746,49 @@ static void test_search(void)
         CHECK(!ss.started && ss.skipped_octets == sizeof junk);
         dw_mpa_check_del(c);
         coll_free(&k);
+    }
+}
+
+/* The search gives up after exactly search_limit rejected candidates,
+ * wherever the limit falls (its fast path past octets that suggest
+ * nothing skips many at once): random octets, runs of zeros, and high
+ * octets (lengths that do not fit), fed whole or in small pieces (the
+ * end's final search or the search as data comes), markers learned or on. */
+static void test_search_limit_exact(void)
+{
+    uint64_t seed = 31;
+    static uint8_t junk[3000];
+    for (size_t i = 0; i < sizeof junk; i++) {
+        int run = (int)(i / 300 % 3); /* random, zeros, high octets */
+        junk[i] = run == 1 ? 0 : (uint8_t)(dw_rand(&seed) | (run == 2 ? 0x80 : 0));
+    }
+    static const uint64_t lims[] = {1, 2, 3, 63, 64, 299, 300, 301, 650, 1000, 2500};
+    for (size_t li = 0; li < sizeof lims / sizeof lims[0]; li++) {
+        for (int v = 0; v < 4; v++) {
+            dw_mpa_check_settings st;
+            dw_mpa_check_settings_default(&st);
+            st.start = DW_MPA_CHECK_START_SEARCH;
+            st.search_limit = lims[li];
+            st.markers = v & 1 ? 1 : -1;
+            coll k;
+            dw_mpa_check *c = mk(&st, &k);
+            for (size_t a = 0; a < sizeof junk;) {
+                size_t n = v & 2 ? 1 + dw_rand(&seed) % 7 : sizeof junk;
+                n = n < sizeof junk - a ? n : sizeof junk - a;
+                CHECK(dw_mpa_check_data(c, junk + a, n, NULL) == 0);
+                a += n;
+            }
+            CHECK(dw_mpa_check_end(c) == 0);
+            CHECK_EQ_U(count_ev(&k, DW_MPA_CHECK_EV_NO_START), 1);
+            const evrec *e = find_ev(&k, DW_MPA_CHECK_EV_NO_START);
+            CHECK(e && e->len == lims[li] + 1); /* the candidates rejected */
+            CHECK_EQ_U(k.nr, 0);
+            dw_mpa_check_stats ss;
+            dw_mpa_check_stats_get(c, &ss);
+            CHECK(!ss.started && ss.skipped_octets == sizeof junk);
+            dw_mpa_check_del(c);
+            coll_free(&k);
+        }
     }
 }
 
@@ -873,6 +985,8 @@ int main(void)
     RUN(test_gaps);
     RUN(test_truncation);
     RUN(test_search);
+    RUN(test_search_limit_exact);
+    RUN(test_huge_gap_markers);
     RUN(test_strict);
     RUN(test_frames_mode);
     RUN(test_api);

@@ -115,6 +115,38 @@ static inline int sink_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len,
     return k->stop_every && k->next % (size_t)k->stop_every == 0;
 }
 
+/* The same through dw_mpa_rx_set_iov_fn(): the pieces joined, checked
+ * against the stream; pieces that point into it must skip every marker
+ * (sink_iov_markers: the stream has them). sink_iov_pieced counts ULPDUs
+ * that came in more than one piece (delivered without a copy). */
+static int sink_iov_markers;
+static size_t sink_iov_pieced;
+
+static inline int sink_ulpdu_iov(dw_mpa_rx *rx, const struct iovec *iov, int n,
+                                 size_t len, uint64_t off, void *u)
+{
+    static uint8_t flat[65536];
+    sink *k = u;
+    size_t at = 0;
+    int bad = n < 1 || n > DW_MPA_ULPDU_IOV_MAX || len > sizeof flat;
+    for (int i = 0; !bad && i < n; i++) {
+        const uint8_t *p = iov[i].iov_base, *w = k->st->wire;
+        size_t l = iov[i].iov_len;
+        bad = l > len - at || (!l && n > 1);
+        if (!bad && sink_iov_markers && p >= w && p < w + k->st->wire_len)
+            for (size_t j = 0; j < l; j++)
+                bad |= (size_t)(p + j - w) % 512 < 4; /* MPA 7.1 */
+        if (!bad)
+            memcpy(flat + at, p, l), at += l;
+    }
+    if (bad || at != len) {
+        k->mismatches++;
+        return 0;
+    }
+    sink_iov_pieced += n > 1;
+    return sink_ulpdu(rx, flat, len, off, u);
+}
+
 static inline void sink_error(dw_mpa_rx *rx, const dw_mpa_rx_error *e, void *u)
 {
     sink *k = u;

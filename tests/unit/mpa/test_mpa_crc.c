@@ -6,6 +6,7 @@
 #include <ddpwire/mpa.h>
 
 #include "mpa/mpa_crc.h"
+#include "mpa/mpa_internal.h"
 #include "test.h"
 
 #define MAXU 65535u
@@ -76,6 +77,13 @@ static void one_case(const dw_mpa_crc_ops *ops, uint32_t pos, size_t len,
         CHECK_EQ_U(dw_mpa_crc_small(&im), want);
     if (!markers)
         CHECK_EQ_U(dw_mpa_crc_plain(&im), want);
+    if (len >= 8 && len < DW_MPA_CRC_SMALL_MAX) { /* the sender's short path */
+        uint32_t u0 = im.hdr_off + 2, e = u0 + (uint32_t)len + (uint32_t)dw_mpa_pad_len(len);
+        uint32_t in = im.mark < e, g = in ? im.mark - u0 : (uint32_t)len;
+        uint32_t mk = dw_mpa_img_marker(&im, im.mark);
+        CHECK_EQ_U(dw_mpa_crc_short(u, (uint32_t)len, im.hdr_off, g, mk, mk,
+                                    im.mark == e), want);
+    }
     memset(buf, 0x5A, n + 2 * GUARD);
     CHECK_EQ_U(ops->tx(&im, buf + GUARD), want);
     CHECK(memcmp(buf + GUARD, ref, n) == 0 && guards_ok(buf, n));
@@ -168,6 +176,9 @@ static void test_sender_paths_agree(void)
                 size_t len = 1 + dw_rand(&seed) % (i % 10 ? 1600 : DW_MPA_ULPDU_MAX);
                 frame_both(a, b, len);
             }
+            for (size_t len = 1; len <= 2 * DW_MPA_CRC_SMALL_MAX; len++)
+                for (int i = 0; i < 40; i++) /* short ULPDUs at many phases */
+                    frame_both(a, b, len);
             dw_mpa_tx_del(a);
             dw_mpa_tx_del(b);
         }

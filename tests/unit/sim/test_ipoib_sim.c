@@ -10,6 +10,7 @@
 #include <ddpwire_sim/ipoib_sim.h>
 #include <ddpwire/ipoib_node.h>
 
+#include "../failing_mem.h"
 #include "test.h"
 
 static int quick(void)
@@ -697,6 +698,71 @@ static void test_settings_refused(void)
     dw_ipoib_fabric_del(f);
 }
 
+/* ---- what the fabric does with a node call's error ---- */
+
+/* A CM message of a type no node knows: dw_ipoib_node_input_cm() returns
+ * DW_ERR_MALFORMED. The fabric used to drop that return: the pair's retry
+ * hid it and the run was "ok". */
+static int bad_cm_type(dw_ipoib_fabric *f, dw_ipoib_msg *m, void *ud)
+{
+    unsigned *fired = ud;
+    (void)f;
+    if (m->kind == DW_IPOIB_MSG_CM && !*fired) {
+        m->cm->type = (dw_ipoib_cm_type)0x5a;
+        ++*fired;
+    }
+    return 0;
+}
+
+static void test_node_error_is_recorded(void)
+{
+    unsigned fired = 0;
+    dw_ipoib_fabric_callbacks cb = {bad_cm_type, NULL, NULL};
+    dw_ipoib_pair_settings o;
+    dw_ipoib_pair_settings_default(&o);
+    o.bulk = 16u << 10;
+    o.cb = &cb;
+    o.cb_user_data = &fired;
+    dw_ipoib_pair_result r;
+    size_t a = (size_t)dw_ipoib_kind_find("draft-rc");
+    CHECK_EQ_U(dw_ipoib_pair_run(a, a, &o, &r), 0);
+    CHECK_EQ_U(fired, 1);
+    CHECK_EQ_U(r.node_errors, 1);
+    CHECK_EQ_U((unsigned)-r.first_error, (unsigned)-DW_ERR_MALFORMED);
+    CHECK(r.first_error_call && !strcmp(r.first_error_call, "dw_ipoib_node_input_cm"));
+    CHECK(r.finished && !r.ok); /* a node refused what its peer sent: the pair failed */
+    /* without the tamper: no error, ok */
+    o.cb = NULL;
+    CHECK_EQ_U(dw_ipoib_pair_run(a, a, &o, &r), 0);
+    CHECK(r.ok && r.finished && !r.node_errors && !r.first_error && !r.first_error_call);
+}
+
+/* Every allocation of a pair's run (the fabric's and both nodes') fails
+ * once: DW_ERR_NOMEM, nothing left allocated; the run after the last
+ * point is whole and ok. */
+static void test_pair_run_nomem(void)
+{
+    size_t a = (size_t)dw_ipoib_kind_find("draft-all"), b = (size_t)dw_ipoib_kind_find("draft-rc");
+    counting c = {0, 0, 0};
+    dw_mem m = {&c, t_malloc, t_free, t_calloc, t_realloc};
+    dw_ipoib_pair_settings o;
+    dw_ipoib_pair_settings_default(&o);
+    o.bulk = 16u << 10;
+    o.mem = &m;
+    dw_ipoib_pair_result r;
+    CHECK_EQ_U(dw_ipoib_pair_run(a, b, &o, &r), 0);
+    CHECK(r.ok);
+    unsigned long total = c.calls;
+    CHECK(total >= 15); /* the fabric's 5, each node's 5 */
+    CHECK_EQ_U(c.live, 0);
+    for (unsigned long k = 1; k <= total; k++) {
+        c = (counting){0, k, 0};
+        CHECK_EQ_U((unsigned)-dw_ipoib_pair_run(a, b, &o, &r), (unsigned)-DW_ERR_NOMEM);
+        CHECK_EQ_U(c.live, 0);
+    }
+    fprintf(stderr, "pair run: %lu allocations, each failed once: DW_ERR_NOMEM\n", total);
+}
+
 int main(void)
 {
     RUN(test_matrix_every_pair);
@@ -720,5 +786,7 @@ int main(void)
     RUN(test_arp_gives_up);
     RUN(test_pcap_records);
     RUN(test_settings_refused);
+    RUN(test_node_error_is_recorded);
+    RUN(test_pair_run_nomem);
     return dw_test_finish();
 }
