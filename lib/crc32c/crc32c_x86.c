@@ -406,8 +406,12 @@ static T_CLMUL uint32_t clmul_crc(uint32_t crc, const void *buf, size_t len)
 static T_CLMUL uint32_t clmul_copy(uint32_t crc, void *dst, const void *src,
                                    size_t len)
 {
-    if (len < CLMUL_MIN)
+    if (len < SMALL3_MIN)
         return ~crc_tail(~crc, dst, src, len, 1);
+    if (len < DW_CRC32C_SMALL3_MAX) { /* the copy beside, in L1 */
+        memcpy(dst, src, len);
+        return ~crc3_small(~crc, src, len);
+    }
     return ~clmul_long_copy(~crc, dst, src, len);
 }
 
@@ -548,6 +552,30 @@ static T_CLMUL uint32_t avx2_crc(uint32_t crc, const void *buf, size_t len)
     return ~tune_active()->fuse_avx2(~crc, buf, len);
 }
 
+/* Copy and CRC with AVX2: from COPY_AVX2_MIN octets chunk by chunk, the
+ * fused kernel over the source, then the chunk copied while it is in L1
+ * (the 128-bit copy kernel folds at 4 octets a cycle; the fused one runs
+ * at 8 and the copy at several times that): 1.2-1.3x the 128-bit copy
+ * kernel from 768 octets on Zen 3. */
+#define COPY_AVX2_MIN 768
+#define COPY_AVX2_CHUNK 8192
+
+static T_CLMUL uint32_t avx2_copy(uint32_t crc, void *dst, const void *src,
+                                  size_t len)
+{
+    if (len < COPY_AVX2_MIN)
+        return clmul_copy(crc, dst, src, len);
+    const uint8_t *s = src;
+    uint8_t *d = dst;
+    while (len) {
+        size_t k = len < COPY_AVX2_CHUNK + COPY_AVX2_MIN ? len : COPY_AVX2_CHUNK;
+        crc = avx2_crc(crc, s, k);
+        memcpy(d, s, k);
+        s += k, d += k, len -= k;
+    }
+    return crc;
+}
+
 /* ---- CPU detection and the ops table ---- */
 
 static const dw_crc32c_ops ops_sse42 = {DW_CRC32C_SSE42, sse42_crc, sse42_copy};
@@ -555,7 +583,7 @@ static const dw_crc32c_ops ops_clmul = {DW_CRC32C_PCLMUL, clmul_crc,
                                         clmul_copy};
 static const dw_crc32c_ops ops_avx512 = {DW_CRC32C_AVX512, avx512_crc,
                                          avx512_copy};
-static const dw_crc32c_ops ops_avx2 = {DW_CRC32C_AVX2, avx2_crc, clmul_copy};
+static const dw_crc32c_ops ops_avx2 = {DW_CRC32C_AVX2, avx2_crc, avx2_copy};
 
 enum {
     HAVE_SSE42 = 1,

@@ -512,6 +512,30 @@ static void test_s9_codes_both_paths(void)
     }
 }
 
+/* max_pending 4: no more than 4 FPDUs placed ahead (the table of placed
+ * FPDUs is full), the others held and taken in order; all delivered once,
+ * in order, nothing lost. */
+static void test_max_pending_full(void)
+{
+    size_t sizes[9] = {1430, 1430, 1430, 1430, 1430, 1430, 1430, 1430, 1430};
+    scen sc;
+    scen_open(&sc, sizes, 9, 7, 65536, 1);
+    dw_mpa_seg_del(sc.r);
+    dw_mpa_seg_settings rs;
+    dw_mpa_seg_settings_default(&rs);
+    rs.start_seq = 7;
+    rs.max_pending = 4;
+    CHECK(dw_mpa_seg_new(&sc.r, &rs, &cbs, &sc.k) == 0);
+    for (size_t i = 8; i >= 1; i--)
+        CHECK(feed_fpdu(&sc, i) == 0);
+    dw_mpa_seg_stats x = stats(&sc);
+    CHECK(x.placed == 4 && sc.k.early == 4 && sc.k.next == 0);
+    CHECK(feed_fpdu(&sc, 0) == 0);
+    CHECK(sc.k.next == 9 && !sc.k.bad && !sc.k.errors);
+    CHECK(dw_mpa_seg_close(sc.r, DW_CLOSE_FIN) == 0);
+    scen_close(&sc);
+}
+
 /* The store-full fallback: octets that do not fit are not committed (not
  * in the SACK blocks) and are taken in order later, without loss. */
 static void test_store_full_fallback(void)
@@ -681,6 +705,7 @@ int main(void)
     RUN(test_s9_marker_beyond_pending_fpdu_judged_in_turn);
     RUN(test_s9_length_runs_into_placed_fpdu);
     RUN(test_s9_codes_both_paths);
+    RUN(test_max_pending_full);
     RUN(test_store_full_fallback);
     RUN(test_seq_wrap);
     RUN(test_s51_duplicates_ignored);
