@@ -10,6 +10,15 @@
  *             time to dw_sock_sendv, which groups whole FPDUs up to EMSS.
  *             Markers and CRC on; the server verifies every CRC.
  *   rtt-64    ping-pong of one 64-octet record; median round trip.
+ *   read-flat / readv-scatter: the receiver's read alone, two ways of
+ *             placing a stream with markers (issue 28): read() into one
+ *             256 KiB buffer (what dw_sock_recv does; the receiver then
+ *             strips the markers in its CRC pass), or readv() with an
+ *             iovec list computed from the stream position, 508 octets of
+ *             each 512 to the destination and the marker to scratch, so
+ *             the kernel's copy strips them (the CRC would still need a
+ *             pass). Rate: octets per second of the reading thread's CPU
+ *             time (softirq work that lands in it included).
  * Both sockets have TCP_NODELAY, as MPA requires.
  */
 #include <ddpwire/mpa_sock.h>
@@ -23,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -226,6 +237,87 @@ static double measure(const dw_bench_opts *o, int mpa, int rtt, size_t size, uin
     return cr.fail || r.fail ? 0 : v;
 }
 
+/* ---- read placement ---------------------------------------------------- */
+
+#define PLACE_READ (256u << 10)
+
+typedef struct place {
+    int fd;
+    volatile int stop;
+    uint8_t *buf;
+} place;
+
+static void *place_writer(void *p)
+{
+    place *w = p;
+    while (!w->stop && full_io(w->fd, w->buf, PLACE_READ, 1) == 0)
+        ;
+    shutdown(w->fd, SHUT_WR); /* the reader reads to the end */
+    return NULL;
+}
+
+static double thread_cpu(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The iovecs for the next read at stream position pos: ULPDU octets to
+ * dst (contiguous), each marker (positions 512k..512k+3) to mark. */
+static int scatter_list(struct iovec *v, int max, uint64_t pos, uint8_t *dst, uint8_t *mark)
+{
+    int k = 0;
+    size_t at = 0;
+    while (k < max && at < PLACE_READ) {
+        size_t ph = (size_t)(pos % 512), t = ph < 4 ? 4 - ph : 512 - ph;
+        v[k++] = ph < 4 ? (struct iovec){mark + ph, t} : (struct iovec){dst + at, t};
+        at += ph < 4 ? 0 : t;
+        pos += t;
+    }
+    return k;
+}
+
+/* GB per CPU second of the reading thread; scatter: readv from the stream
+ * position, else read into one buffer. */
+static double place_measure(const dw_bench_opts *o, int scatter, uint8_t *src)
+{
+    run r = {0};
+    if (listen_lo(&r))
+        return 0;
+    place w = {plain_connect(r.port), 0, src};
+    int fd = w.fd < 0 ? -1 : accept(r.lfd, NULL, NULL);
+    uint8_t *dst = dw_bench_alloc(PLACE_READ), mark[8];
+    struct iovec *v = malloc(sizeof *v * 1024);
+    double gbps = 0;
+    pthread_t t;
+    if (fd >= 0 && dst && v && pthread_create(&t, NULL, place_writer, &w) == 0) {
+        uint64_t pos = 0, got = 0;
+        double dur = o->quick ? 0.1 : 0.5, t0 = dw_bench_now(), c0 = thread_cpu();
+        while (dw_bench_now() - t0 < dur) {
+            ssize_t n = scatter ? readv(fd, v, scatter_list(v, 1024, pos, dst, mark))
+                                : read(fd, dst, PLACE_READ);
+            if (n <= 0)
+                break;
+            pos += (uint64_t)n, got += (uint64_t)n;
+        }
+        double cpu = thread_cpu() - c0;
+        gbps = cpu > 0 ? (double)got / cpu / 1e9 : 0;
+        w.stop = 1;
+        while (read(fd, dst, PLACE_READ) > 0) /* until the writer's FIN */
+            ;
+        pthread_join(t, NULL);
+    }
+    if (fd >= 0)
+        close(fd);
+    if (w.fd >= 0)
+        close(w.fd);
+    close(r.lfd);
+    free(v);
+    dw_bench_free(dst);
+    return gbps;
+}
+
 int dw_bench_socket(const dw_bench_opts *o)
 {
     static const size_t sizes[] = {1024, 16384};
@@ -258,6 +350,15 @@ int dw_bench_socket(const dw_bench_opts *o)
         printf("socket tcp-rtt             64  %6.2f us\n", rt);
         printf("socket mpa-rtt             64  %6.2f us   vs_tcp %.2fx\n", rm, rt > 0 ? rm / rt : 0);
     }
+    uint8_t *src = dw_bench_alloc(PLACE_READ);
+    double fl = src ? place_measure(o, 0, src) : 0, sc = src ? place_measure(o, 1, src) : 0;
+    rc |= fl == 0 || sc == 0;
+    if (!o->json)
+        printf("read placement: GB per CPU second of the reading thread, %u KiB reads\n",
+               PLACE_READ >> 10);
+    dw_bench_report(o, "socket", "read-flat", PLACE_READ, fl, NULL, 0);
+    dw_bench_report(o, "socket", "readv-scatter", PLACE_READ, sc, "vs_flat", fl > 0 ? sc / fl : 0);
+    dw_bench_free(src);
     dw_bench_free(buf);
     if (rc)
         fprintf(stderr, "bench socket: a transfer failed\n");

@@ -14,7 +14,8 @@
  *   0: bit 0 markers, 1 CRC, 2 RFC 5044 FPDUPTR reading, 3 cut segments at
  *      FPDU boundaries, 4-6 corruption (0 none, 1 flip a bit, 2 set an
  *      octet, 3 cut the stream short, 4 delete an octet, 5 insert an
- *      octet, 6-7 none), 7 unused
+ *      octet, 6-7 none), 7 the segment receiver remembers 4 positions of
+ *      each kind (max_pending; else 1024)
  *   1-4: start_seq (big-endian); 5-6: where the corruption is (mod the
  *      wire length); 7: its bit or octet; 8: seed; 9: the checker's
  *      prefix (x 4 octets), 10: segment size, 11: the segment receiver's
@@ -342,6 +343,7 @@ static void run_seg(const uint8_t *cfg, uint64_t seed)
     s.markers = cfg[0] & 1;
     s.crc = cfg[0] >> 1 & 1;
     s.store_bytes = stores[cfg[11] & 3];
+    s.max_pending = cfg[0] & 0x80 ? 4 : 1024;
     s.max_segment = 65535;
     dw_mpa_seg_callbacks cb = {seg_place, seg_deliver, seg_error};
     dw_mpa_seg *r;

@@ -129,9 +129,11 @@ typedef struct dw_mpa_seg_settings {
      */
     size_t store_bytes;
     /**
-     * FPDUs located or placed ahead of the in-order point that can be
-     * remembered (default 1024, at least 4). When full, out-of-order FPDUs
-     * wait for in-order data.
+     * Positions ahead of the in-order point that can be remembered, of each
+     * kind: segment starts that may be FPDU starts, FPDU starts located,
+     * FPDUs placed (default 1024 each, at least 4; 24 octets an entry,
+     * allocated at creation). When full, out-of-order FPDUs wait for
+     * in-order data.
      */
     size_t max_pending;
     /** Longest segment accepted (default 65535; at most 2^30). */

@@ -247,8 +247,10 @@ DW_EXTERN int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n);
  * go to the kernel in one write (up to 256 KiB, and no more than the
  * sender's scratch covers: settings.tx_scratch), which TSO/GSO cuts at
  * multiples of EMSS: every segment begins with an FPDU (docs/DESIGN.md
- * says why, and where the kernel cannot keep it). Each write ends a record
- * (MSG_EOR), and so does each FPDU shorter than EMSS; EMSS is re-read
+ * says why, and where the kernel cannot keep it). Each FPDU shorter than
+ * EMSS ends a record (MSG_EOR), and so does each write, except one of
+ * whole EMSS FPDUs with at least EMSS of the peer's window left after it
+ * (the next write may then fill its last buffer); EMSS is re-read
  * before each write, so FPDUs follow a path-MTU change within one write.
  * Meanwhile the socket is corked (TCP_CORK) so that a send held back by
  * the congestion window is also cut at a multiple of EMSS; the call with

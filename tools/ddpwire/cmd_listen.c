@@ -62,7 +62,8 @@ static void help(void)
            "buffer allocated for it. The first --show failures (10) are described.\n"
            "--reuseport lets several listeners share the port (SO_REUSEPORT).\n"
            "Exit status: 0 when the connection ended cleanly (--keep-open: on the\n"
-           "signal), 1 on a failure, 2 on a usage error.\n");
+           "signal), 1 on a failure, 2 on a usage error, 5 when it could not complete\n"
+           "(out of memory, a write of stdout that failed: --keep-open stops at once).\n");
 }
 
 #define FIRST_MS_DEFAULT 10000

@@ -181,7 +181,7 @@ static inline void drive(dw_mpa_seg *r, dw_netsim *ns, chk *k)
         size_t n = dw_mpa_seg_sack(r, sack, 64);
         if (n > 64)
             n = 64;
-        if (!dw_netsim_recover(ns, dw_mpa_seg_ack(r), sack, n))
+        if (dw_netsim_recover(ns, dw_mpa_seg_ack(r), sack, n) <= 0) /* none left, or out of memory */
             break;
     }
 }
