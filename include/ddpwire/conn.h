@@ -139,6 +139,17 @@ DW_EXTERN int dw_conn_new_versioned(dw_conn **pc, int settings_version,
 /** Frees a connection; NULL is allowed. */
 DW_EXTERN void dw_conn_del(dw_conn *c);
 
+/** A record as pieces (see dw_fr_rx_iov_fn); as on_pdu otherwise. */
+typedef int (*dw_conn_iov_fn)(dw_conn *c, const struct iovec *iov, int iovcnt, size_t len,
+                              uint64_t offset, void *user_data);
+
+/**
+ * MPA only: delivers records through fn instead of on_pdu from now on
+ * (NULL: back to on_pdu), also after a negotiated start-up completes; see
+ * dw_fr_rx_set_iov_fn(). Returns 0, DW_ERR_UNSUPPORTED (IFT), DW_ERR_INVAL.
+ */
+DW_EXTERN int dw_conn_set_iov_fn(dw_conn *c, dw_conn_iov_fn fn);
+
 /**
  * Feeds the next len octets received (any chunking). Before MPA mode they
  * go to the start-up: returns right after the peer's start-up frame (what

@@ -214,6 +214,22 @@ DW_EXTERN void dw_fr_rx_del(dw_fr_rx *rx);
  */
 DW_EXTERN ssize_t dw_fr_rx_feed(dw_fr_rx *rx, const void *in, size_t len);
 
+/**
+ * A verified MPA ULPDU as iovcnt pieces (1..DW_MPA_ULPDU_IOV_MAX) of len
+ * octets in all (see dw_mpa_rx_iov_fn); offset, user_data and the return
+ * value as for on_pdu. Pieces are valid only during the call.
+ */
+typedef int (*dw_fr_rx_iov_fn)(dw_fr_rx *rx, const struct iovec *iov, int iovcnt, size_t len,
+                               uint64_t offset, void *user_data);
+
+/**
+ * MPA only: delivers PDUs through fn instead of on_pdu from now on (NULL:
+ * back to on_pdu), as dw_mpa_rx_set_iov_fn(): an FPDU whole in one feed
+ * comes as the pieces of the fed octets between its markers, so markers
+ * cost no copy. Returns 0, DW_ERR_UNSUPPORTED for IFT, DW_ERR_INVAL.
+ */
+DW_EXTERN int dw_fr_rx_set_iov_fn(dw_fr_rx *rx, dw_fr_rx_iov_fn fn);
+
 /** The stream ended (code 1 unless it ended between frames): 0 or DW_ERR_PROTO. */
 DW_EXTERN int dw_fr_rx_close(dw_fr_rx *rx, dw_close_reason reason);
 

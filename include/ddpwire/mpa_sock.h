@@ -279,6 +279,16 @@ DW_EXTERN ssize_t dw_sock_send_stream(dw_sock *s, const void *buf, size_t len, i
 DW_EXTERN size_t dw_sock_fill_len(dw_sock *s);
 
 /**
+ * MPA only: delivers records through fn (with settings' user_data) instead
+ * of cb.on_pdu from now on (NULL: back to on_pdu), as
+ * dw_fr_rx_set_iov_fn(): a record whole in one read comes as pieces of
+ * the read buffer between its markers, never copied. Records fed before
+ * the call went to on_pdu. Returns 0, DW_ERR_UNSUPPORTED (IFT),
+ * DW_ERR_INVAL.
+ */
+DW_EXTERN int dw_sock_set_iov_fn(dw_sock *s, dw_fr_rx_iov_fn fn);
+
+/**
  * Reads what the socket has (blocking unless the descriptor is
  * non-blocking) and feeds the receiver, which calls back; before
  * dw_sock_ready(), advances the start-up instead. When the user's on_pdu

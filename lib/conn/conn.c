@@ -147,6 +147,8 @@ int dw_conn_enter_mpa(dw_conn *c)
     int rc = dw_fr_tx_new(&c->tx, &ts);
     if (!rc)
         rc = dw_fr_rx_new(&c->rx, &rs, &cb, c);
+    if (!rc && c->iov_fn)
+        rc = dw_fr_rx_set_iov_fn(c->rx, dw_conn_rx_on_pieces);
     if (rc)
         return rc;
     if (c->info.emss)

@@ -20,6 +20,7 @@ struct dw_conn {
     dw_conn_settings s;
     dw_conn_callbacks cb;
     void *user_data;
+    dw_conn_iov_fn iov_fn; /* MPA: records as pieces, or NULL */
     dw_conn_info info;
     dw_conn_stats st;
     dw_fr_tx *tx;
@@ -40,6 +41,10 @@ struct dw_conn {
 
 /* conn.c: the sender and receiver for what was agreed; MPA mode. */
 int dw_conn_enter_mpa(dw_conn *c);
+
+/* conn_rx.c: the framing receiver's pieces callback (iov_fn's). */
+int dw_conn_rx_on_pieces(dw_fr_rx *rx, const struct iovec *iov, int iovcnt, size_t len,
+                         uint64_t off, void *u);
 
 /* conn.c: frees the start-up's own buffers once in MPA mode, frame sent. */
 void dw_conn_su_done(dw_conn *c);

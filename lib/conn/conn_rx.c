@@ -211,6 +211,34 @@ int dw_conn_rx_on_pdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint8
     return c->stop;
 }
 
+/* As dw_conn_rx_on_pdu, the record in pieces (MPA only). */
+int dw_conn_rx_on_pieces(dw_fr_rx *rx, const struct iovec *iov, int iovcnt, size_t len,
+                         uint64_t off, void *u)
+{
+    dw_conn *c = u;
+    c->frame_end = dw_fr_rx_offset(rx);
+    if (!len)
+        return c->empty = 1;
+    c->st.records_in++;
+    c->stop = c->iov_fn(c, iov, iovcnt, len, off, c->user_data) != 0;
+    size_t keep = c->s.rx_keep == DW_CONN_RX_KEEP_NONE ? 0 : c->s.rx_keep;
+    if (iovcnt == 1 && iov[0].iov_base == c->asmb && c->asmb_cap > keep) {
+        dw_mem_free(c->s.mem, c->asmb);
+        c->asmb = NULL, c->asmb_cap = 0;
+    }
+    return c->stop;
+}
+
+int dw_conn_set_iov_fn(dw_conn *c, dw_conn_iov_fn fn)
+{
+    if (!c)
+        return DW_ERR_INVAL;
+    if (c->s.framing != DW_FRAMING_MPA)
+        return DW_ERR_UNSUPPORTED;
+    c->iov_fn = fn;
+    return c->rx ? dw_fr_rx_set_iov_fn(c->rx, fn ? dw_conn_rx_on_pieces : NULL) : 0;
+}
+
 void dw_conn_rx_on_error(dw_fr_rx *rx, const dw_fr_error *e, void *u)
 {
     dw_conn *c = u;

@@ -184,6 +184,7 @@ struct dw_fr_rx {
     const dw_mem *mem;
     dw_fr_rx_callbacks cb;
     void *ud;
+    dw_fr_rx_iov_fn iov_fn; /* MPA: pieces instead of on_pdu, or NULL */
     dw_mpa_rx *mpa;
     dw_ift_rx *ift;
     uint64_t delivered;
@@ -226,6 +227,25 @@ static int mpa_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, 
     (void)rx;
     fr->delivered++;
     return fr->cb.on_pdu(fr, NULL, 0, d, len, off, fr->ud);
+}
+
+static int mpa_pieces(dw_mpa_rx *rx, const struct iovec *iov, int iovcnt, size_t len,
+                      uint64_t off, void *u)
+{
+    dw_fr_rx *fr = u;
+    (void)rx;
+    fr->delivered++;
+    return fr->iov_fn(fr, iov, iovcnt, len, off, fr->ud);
+}
+
+int dw_fr_rx_set_iov_fn(dw_fr_rx *fr, dw_fr_rx_iov_fn fn)
+{
+    if (!fr)
+        return DW_ERR_INVAL;
+    if (!fr->mpa)
+        return DW_ERR_UNSUPPORTED;
+    fr->iov_fn = fn;
+    return dw_mpa_rx_set_iov_fn(fr->mpa, fn ? mpa_pieces : NULL);
 }
 
 static void mpa_error(dw_mpa_rx *rx, const dw_mpa_rx_error *e, void *u)

@@ -101,6 +101,23 @@ static int on_pdu(dw_conn *c, const uint8_t *hdr, size_t hlen, const uint8_t *d,
     return s->o.cb.on_pdu(dw_conn_fr_rx(c), hdr, hlen, d, len, off, s->o.user_data);
 }
 
+static int on_pieces(dw_conn *c, const struct iovec *iov, int iovcnt, size_t len,
+                     uint64_t off, void *u)
+{
+    dw_sock *s = u;
+    return s->iov_fn(dw_conn_fr_rx(c), iov, iovcnt, len, off, s->o.user_data);
+}
+
+int dw_sock_set_iov_fn(dw_sock *s, dw_fr_rx_iov_fn fn)
+{
+    if (!s || !s->c)
+        return DW_ERR_INVAL;
+    int rc = dw_conn_set_iov_fn(s->c, fn ? on_pieces : NULL);
+    if (!rc)
+        s->iov_fn = fn;
+    return rc;
+}
+
 static void on_error(dw_conn *c, const dw_fr_error *e, void *u)
 {
     dw_sock *s = u;

@@ -17,6 +17,7 @@
 struct dw_sock {
     int fd;
     dw_sock_settings o;
+    dw_fr_rx_iov_fn iov_fn; /* MPA: records as pieces, or NULL */
     dw_sock_info info;      /* the connection's, with EMSS and retried */
     dw_conn *c;             /* start-up, framing, receiving: all of MPA */
     uint8_t *rbuf;          /* o.rbuf_size octets */
