@@ -8,7 +8,9 @@
 #define DW_LIB_CRC32C_X86_H
 
 #include <immintrin.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define T_SSE42 __attribute__((target("sse4.2")))
 #define T_CLMUL __attribute__((target("sse4.2,pclmul")))
@@ -30,6 +32,31 @@
 #define K512 0x740eef02u, 0x9e4addf8u
 #define K1024 0x6992cea2u, 0x0d3b6092u
 #define K2048 0xdcb17aa4u, 0xb9e02b86u
+
+/* Raw register c over n octets at p on one crc32 chain (any alignment). */
+INLINE T_SSE42 uint64_t dw_x86_crc_chain(uint64_t c, const uint8_t *p, size_t n)
+{
+    uint64_t q;
+    uint32_t d;
+    uint16_t w;
+    for (; n >= 8; n -= 8, p += 8) {
+        memcpy(&q, p, 8);
+        c = _mm_crc32_u64(c, q);
+    }
+    if (n & 4) {
+        memcpy(&d, p, 4);
+        c = _mm_crc32_u32((uint32_t)c, d);
+        p += 4;
+    }
+    if (n & 2) {
+        memcpy(&w, p, 2);
+        c = _mm_crc32_u16((uint32_t)c, w);
+        p += 2;
+    }
+    if (n & 1)
+        c = _mm_crc32_u8((uint32_t)c, *p);
+    return c;
+}
 
 /* CRC of 16 octets from 0: the lane's CRC contribution. */
 INLINE T_CLMUL uint32_t lane_crc(__m128i r)

@@ -16,40 +16,16 @@
 #include "mpa/mpa_crc.h"
 #include "mpa/mpa_internal.h"
 
-INLINE T_SSE42 uint64_t sm_bytes(uint64_t c, const uint8_t *p, size_t n)
-{
-    uint64_t q;
-    uint32_t d;
-    uint16_t h;
-    for (; n >= 8; n -= 8, p += 8) {
-        memcpy(&q, p, 8);
-        c = _mm_crc32_u64(c, q);
-    }
-    if (n & 4) {
-        memcpy(&d, p, 4);
-        c = _mm_crc32_u32((uint32_t)c, d);
-        p += 4;
-    }
-    if (n & 2) {
-        memcpy(&h, p, 2);
-        c = _mm_crc32_u16((uint32_t)c, h);
-        p += 2;
-    }
-    if (n & 1)
-        c = _mm_crc32_u8((uint32_t)c, *p);
-    return c;
-}
-
 /* ULPDU octets [a, a + n): those inside a header given apart from it. */
 INLINE T_SSE42 uint64_t sm_ulpdu(uint64_t c, const dw_mpa_img *im, uint32_t a,
                                  uint32_t n)
 {
     if (a < im->hlen) {
         uint32_t h = im->hlen - a < n ? im->hlen - a : n;
-        c = sm_bytes(c, im->hdr + a, h);
+        c = dw_x86_crc_chain(c, im->hdr + a, h);
         a += h, n -= h;
     }
-    return n ? sm_bytes(c, im->ulpdu + a, n) : c;
+    return n ? dw_x86_crc_chain(c, im->ulpdu + a, n) : c;
 }
 
 T_SSE42 uint32_t dw_mpa_crc_small(const dw_mpa_img *im)

@@ -351,28 +351,6 @@ INLINE T_SSE42 uint64_t tx_ld64(const uint8_t *p)
     return v;
 }
 
-/* Raw register c over n octets at p, one chain. */
-INLINE T_SSE42 uint64_t tx_chain(uint64_t c, const uint8_t *p, size_t n)
-{
-    for (; n >= 8; n -= 8, p += 8)
-        c = _mm_crc32_u64(c, tx_ld64(p));
-    if (n & 4) {
-        uint32_t d;
-        memcpy(&d, p, 4);
-        c = _mm_crc32_u32((uint32_t)c, d);
-        p += 4;
-    }
-    if (n & 2) {
-        uint16_t h;
-        memcpy(&h, p, 2);
-        c = _mm_crc32_u16((uint32_t)c, h);
-        p += 2;
-    }
-    if (n & 1)
-        c = _mm_crc32_u8((uint32_t)c, *p);
-    return c;
-}
-
 /* a x^(8 n) for pw = dw_crc32c_xpow8_x32(n): one carry-less multiply and
  * one crc32 (the x^-32 scaling of pw cancels crc32's x^32). */
 INLINE T_CLMUL uint32_t tx_mul(uint32_t a, uint32_t pw)
@@ -425,9 +403,9 @@ INLINE T_CLMUL uint32_t tx_run3(uint64_t c, const uint8_t *p, size_t n)
 {
     size_t l = n / 24 * 8;
     if (l < TX_RUN3_MIN)
-        return (uint32_t)tx_chain(c, p, n);
+        return (uint32_t)dw_x86_crc_chain(c, p, n);
     size_t t = n - 3 * l;
-    c = tx_chain(c, p, t);
+    c = dw_x86_crc_chain(c, p, t);
     p += t;
     const uint8_t *p1 = p + l, *p2 = p + 2 * l;
     uint64_t c1 = 0, c2 = 0;
@@ -460,7 +438,7 @@ INLINE T_CLMUL uint32_t tx_head(const dw_mpa_img *im, uint32_t n)
         c = _mm_crc32_u32((uint32_t)c, 0);
     c = _mm_crc32_u16((uint32_t)c, (uint16_t)(len >> 8 | (len & 0xffu) << 8));
     if (h)
-        c = tx_chain(c, im->hdr, h);
+        c = dw_x86_crc_chain(c, im->hdr, h);
     return tx_run3(c, im->ulpdu + h, n - h);
 }
 
