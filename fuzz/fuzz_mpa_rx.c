@@ -6,6 +6,8 @@
  * the receiver's promises: delivered lengths match the FPDU's length field,
  * nothing is delivered after an error or after a ULPDU had no buffer (and
  * that happens only when a buffer could be missing), offsets only grow.
+ * Half the inputs take ULPDUs as pieces (dw_mpa_rx_set_iov_fn): 1 to
+ * DW_MPA_ULPDU_IOV_MAX of them, their lengths adding up to the ULPDU's.
  */
 #include <ddpwire/mpa.h>
 
@@ -19,19 +21,46 @@ typedef struct st {
     int any;
 } st;
 
-static int on_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, void *u)
+static void touch(const uint8_t *d, size_t len) /* every octet: ASan checks bounds */
 {
-    st *s = u;
-    (void)rx;
-    if (s->failed || s->nomem || (s->any && off <= s->last_off) || len > 65535)
-        abort();
     volatile uint8_t sink = 0;
-    for (size_t i = 0; i < len; i++) /* touch every octet: ASan checks bounds */
+    for (size_t i = 0; i < len; i++)
         sink ^= d[i];
     (void)sink;
+}
+
+static int delivered(st *s, size_t len, uint64_t off)
+{
+    if (s->failed || s->nomem || (s->any && off <= s->last_off) || len > 65535)
+        abort();
     s->last_off = off;
     s->any = 1;
     return 0;
+}
+
+static int on_ulpdu(dw_mpa_rx *rx, const uint8_t *d, size_t len, uint64_t off, void *u)
+{
+    (void)rx;
+    touch(d, len);
+    return delivered(u, len, off);
+}
+
+static int on_iov(dw_mpa_rx *rx, const struct iovec *iov, int iovcnt, size_t len,
+                  uint64_t off, void *u)
+{
+    if (iovcnt < 1 || iovcnt > DW_MPA_ULPDU_IOV_MAX)
+        abort();
+    (void)rx;
+    size_t sum = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        if (!iov[i].iov_len && iovcnt > 1)
+            abort();
+        sum += iov[i].iov_len;
+        touch(iov[i].iov_base, iov[i].iov_len);
+    }
+    if (sum != len)
+        abort();
+    return delivered(u, len, off);
 }
 
 static void on_error(dw_mpa_rx *rx, const dw_mpa_rx_error *e, void *u)
@@ -74,6 +103,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dw_mpa_rx *rx;
     if (dw_mpa_rx_new(&rx, &set, &cb, &s) != 0)
         return 0;
+    if ((mode & 0x80) && dw_mpa_rx_set_iov_fn(rx, on_iov) != 0)
+        abort();
     size_t step = chunk ? chunk : size ? size : 1;
     for (size_t i = 0; i < size; i += step) {
         size_t n = size - i < step ? size - i : step;
