@@ -13,6 +13,8 @@
 #include <ddpwire/crc32c.h>
 #include <ddpwire/mpa.h>
 
+#include <string.h>
+
 #include "base/bytes.h"
 #include "base/mem.h"
 #include "mpa/mpa_internal.h"
@@ -203,6 +205,25 @@ static inline int dw_seg_marker_ok(const uint8_t *m, uint64_t at, uint64_t fpdu,
 uint32_t dw_seg_strip_copy(int crc_on, uint64_t pos, uint64_t hdr, uint32_t ulen,
                            size_t flen, const uint8_t *in, uint8_t *dst);
 
+/* FPDUs up to this long (one marker inside at most) are taken by one CRC
+ * call over their wire octets and a copy of the ULPDU around the marker,
+ * not by the marker-stripping kernels (whose set-up costs more there). */
+#define SEG_SHORT_FPDU DW_MPA_MARKER_INTERVAL
+
+/* Copies the ULPDU of ulen octets at in + u (its first marker at in + m,
+ * m >= u) to dst without its markers (MPA 7.1). */
+static inline void dw_seg_unmark(const uint8_t *in, size_t u, size_t m,
+                                 uint32_t ulen, uint8_t *dst)
+{
+    for (size_t got = 0; got < ulen;) {
+        size_t take = m - u < ulen - got ? m - u : ulen - got;
+        memcpy(dst + got, in + u, take);
+        got += take;
+        u = m + DW_MPA_MARKER_LEN;
+        m += DW_MPA_MARKER_INTERVAL;
+    }
+}
+
 /*
  * A whole FPDU at in (stream offset pos, an FPDU boundary), one pass: its
  * length, its verdict in out (its ULPDU left in place, or copied to dst
@@ -233,6 +254,12 @@ static inline size_t dw_seg_whole(int markers, int crc_on, uint64_t pos,
     out->data = in + lead + 2;
     if (!inside) {
         crc = crc_on ? dw_crc32c(0, in, flen - 4) : 0;
+    } else if (flen <= SEG_SHORT_FPDU) { /* the CRC covers the markers (MPA 6) */
+        crc = crc_on ? dw_crc32c(0, in, flen - 4) : 0;
+        uint64_t m = (hdr + 2 + DW_MPA_MARKER_INTERVAL - 1) &
+                     ~(uint64_t)(DW_MPA_MARKER_INTERVAL - 1);
+        dw_seg_unmark(in, (size_t)(hdr + 2 - pos), (size_t)(m - pos), ulen, dst);
+        out->data = dst;
     } else {
         crc = dw_seg_strip_copy(crc_on, pos, hdr, ulen, flen, in, dst);
         out->data = dst;
