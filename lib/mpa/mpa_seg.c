@@ -627,26 +627,10 @@ static void account(dw_mpa_seg *r)
     s->store_peak = s->store_used > s->store_peak ? s->store_used : s->store_peak;
 }
 
-int dw_mpa_seg_feed(dw_mpa_seg *r, uint32_t seq, const void *data, size_t len)
+/* A segment off the fast path: anywhere in the window, any state. */
+static __attribute__((noinline)) int feed_any(dw_mpa_seg *r, uint32_t seq,
+                                              const void *data, size_t len)
 {
-    if (!r || (!data && len))
-        return DW_ERR_INVAL;
-    if (r->busy)
-        return DW_ERR_STATE;
-    if (r->failed) /* MPA 9: nothing more after an error */
-        return DW_ERR_PROTO;
-    if (len > r->set.max_segment)
-        return DW_ERR_TOO_LONG;
-    r->stats.segments++;
-    r->stats.octets += len;
-    if (seq == (uint32_t)(r->set.start_seq + r->cons) && len <= r->set.window &&
-        no_entries(r) && !r->st.nheld && r->in.st == SEG_IDLE) {
-        in_order_fast(r, data, len); /* the fast path */
-        if (r->in.st == SEG_IDLE || r->failed) /* nothing held */
-            return r->failed ? DW_ERR_PROTO : 0;
-        account(r);
-        return 0;
-    }
     /* unwrap: the offset nearest the in-order point (2^31 either side) */
     int32_t d = (int32_t)(seq - (uint32_t)(r->set.start_seq + r->cons));
     int64_t a = (int64_t)r->cons + d, b = a + (int64_t)len;
@@ -664,6 +648,30 @@ int dw_mpa_seg_feed(dw_mpa_seg *r, uint32_t seq, const void *data, size_t len)
         out_of_order(r, &v);
     account(r);
     return r->failed ? DW_ERR_PROTO : 0;
+}
+
+int dw_mpa_seg_feed(dw_mpa_seg *r, uint32_t seq, const void *data, size_t len)
+{
+    if (!r || (!data && len))
+        return DW_ERR_INVAL;
+    if (r->busy)
+        return DW_ERR_STATE;
+    if (r->failed) /* MPA 9: nothing more after an error */
+        return DW_ERR_PROTO;
+    if (len > r->set.max_segment)
+        return DW_ERR_TOO_LONG;
+    r->stats.segments++;
+    r->stats.octets += len;
+    /* the fast path: at the in-order point with nothing pending (no
+     * partial FPDU; no table entry: an empty table has hi 0; nothing held) */
+    if (seq != (uint32_t)(r->set.start_seq + r->cons) || len > r->set.window ||
+        (r->hint.hi | r->anc.hi | r->pl.hi | r->st.nheld) || r->in.st != SEG_IDLE)
+        return feed_any(r, seq, data, len);
+    in_order_fast(r, data, len);
+    if (r->in.st == SEG_IDLE || r->failed) /* nothing held */
+        return r->failed ? DW_ERR_PROTO : 0;
+    account(r);
+    return 0;
 }
 
 int dw_mpa_seg_close(dw_mpa_seg *r, dw_close_reason reason)

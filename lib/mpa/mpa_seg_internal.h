@@ -83,7 +83,8 @@ typedef struct seg_ent {
     uint32_t ulen; /* placed: the ULPDU's length */
 } seg_ent;
 
-/* e[lo, hi) in use, sorted by start, at most cap; allocated at creation. */
+/* e[lo, hi) in use, sorted by start, at most cap; allocated at creation.
+ * Empty: lo = hi = 0 (the fast path tests hi alone). */
 typedef struct seg_tab {
     seg_ent *e;
     size_t lo, hi, cap;
