@@ -187,6 +187,14 @@ int dw_ipoib_sim_push(dw_ipoib_fabric *f, const rec_hdr *h0, const void *a, size
 
 /* ---- node callbacks: the hardware puts messages on the wire ---- */
 
+/* The post hook's verdict on a message host src posts: 0 or its error. */
+static int post_refused(const sim_host *src, dw_ipoib_msg_kind kind, size_t len)
+{
+    dw_ipoib_fabric *f = src->f;
+    int r = f->cb.post ? f->cb.post(f, src->idx, kind, len, f->ud) : 0;
+    return r < 0 ? r : 0;
+}
+
 static void hdr_from(rec_hdr *h, const sim_host *src, int kind, const uint8_t *dgid)
 {
     memset(h, 0, sizeof *h);
@@ -204,6 +212,9 @@ static int cb_send_ud(dw_ipoib_node *n, const dw_ipoib_ud *to, uint16_t type,
     uint8_t eh[DW_IPOIB_HDR_LEN];
     dw_ipoib_hdr ih = {type, 0};
     (void)n;
+    int r = post_refused(src, DW_IPOIB_MSG_UD, sizeof eh + len);
+    if (r)
+        return r;
     hdr_from(&h, src, DW_IPOIB_MSG_UD, to->dgid);
     h.sqpn = to->sqpn;
     h.dqpn = to->dqpn;
@@ -216,6 +227,9 @@ static int cb_send_cm(dw_ipoib_node *n, const uint8_t *dgid, const dw_ipoib_cm_m
     sim_host *src = ud;
     rec_hdr h;
     (void)n;
+    int r = post_refused(src, DW_IPOIB_MSG_CM, sizeof *m);
+    if (r)
+        return r;
     hdr_from(&h, src, DW_IPOIB_MSG_CM, dgid);
     h.sqpn = h.dqpn = 1; /* CM MADs travel on QP1 */
     return dw_ipoib_sim_push(src->f, &h, m, sizeof *m, NULL, 0);
@@ -229,6 +243,9 @@ static int cb_send_conn(dw_ipoib_node *n, const uint8_t *dgid, uint32_t dqpn, ui
     uint8_t eh[DW_IPOIB_HDR_LEN];
     dw_ipoib_hdr ih = {type, 0};
     (void)n;
+    int r = post_refused(src, DW_IPOIB_MSG_CONN, sizeof eh + len);
+    if (r)
+        return r;
     hdr_from(&h, src, DW_IPOIB_MSG_CONN, dgid);
     h.sqpn = sqpn;
     h.dqpn = dqpn;
