@@ -251,8 +251,9 @@ static int measure_one(const an_net *net, pcase *pc, uint16_t port, pmeas *m)
     pres sr = {0}, cr = {0};
     an_counts k;
     memset(&k, 0, sizeof k);
-    if (an_run(net, port, server, client, pc, &sr, &cr, sizeof sr, &k))
-        return 1;
+    int rc = an_run(net, port, server, client, pc, &sr, &cr, sizeof sr, &k);
+    if (rc)
+        return rc; /* 5: could not complete */
     if (sr.ulpdus != pc->count || sr.octets != pc->count * pc->ulen) {
         fprintf(stderr, "ddpwire analyze packing: %llu ULPDUs arrived of %llu\n",
                 (unsigned long long)sr.ulpdus, (unsigned long long)pc->count);
