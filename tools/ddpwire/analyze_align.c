@@ -359,7 +359,7 @@ static int plain_client(const acase *c, const an_ctx *x, ares *r)
 static int plain_rr_server(int fd, const acase *c, ares *r)
 {
     uint32_t emss = get_emss(fd), in = 0;
-    bufs b;
+    bufs b = {0}; /* (not made when the sender could not be) */
     struct iovec rv[NV];
     dw_mpa_tx *tx = plain_tx(emss);
     int rc = tx && !bufs_new(&b, c, emss, 0) ? 0 : -1;
