@@ -6,7 +6,7 @@
 # TCP and, when iperf3 is there, to iperf3); then again with DDPWIRE_IPERF3
 # naming no program: a note on stderr, no iperf3 runs or ratios, the same
 # exit status; --alt: modes ending in @alt run with a second binary (here the
-# same one) beside the others, and refused (2) without --alt. Checks the
+# same one behind a script that notes each start) beside the others, and refused (2) without --alt. Checks the
 # shape only, never the speed. Skipped (77, with the
 # reason) without root or network namespaces.
 #   bench_wire_test.sh DDPWIRE
@@ -30,7 +30,9 @@ DDPWIRE_IPERF3=/nonexistent/iperf3 "$DW" bench wire --quick --mtu 1500 --modes "
 rc_b=$?
 "$DW" bench wire --quick --mtu 1500 --modes "plain mpa" > "$T/c.txt" 2> "$T/c.err"
 rc_c=$?
-"$DW" bench wire --quick --mtu 1500 --modes "mpa mpa@alt" --alt "$DW" --json > "$T/d.json" 2> "$T/d.err"
+printf '#!/bin/sh\necho "$1 $2" >> "%s/alt.ran"\nexec "%s" "$@"\n' "$T" "$(readlink -f "$DW")" > "$T/alt.sh"
+chmod +x "$T/alt.sh" # the second binary: the same one, saying when it runs
+"$DW" bench wire --quick --mtu 1500 --modes "mpa mpa@alt" --alt "$T/alt.sh" --json > "$T/d.json" 2> "$T/d.err"
 rc_d=$?
 "$DW" bench wire --quick --mtu 1500 --modes "mpa mpa@alt" > "$T/e.txt" 2> "$T/e.err"
 rc_e=$?
@@ -129,6 +131,8 @@ for r in runs:
 sums = [l for l in d if l.get("type") == "summary"]
 check([(x["mode"], x["runs"], x["failed"]) for x in sums] == [("mpa", 1, 0), ("mpa@alt", 1, 0)],
       f"--alt: summaries {sums}")
+ran = open(f"{T}/alt.ran").read().split("\n") if __import__("os").path.exists(f"{T}/alt.ran") else []
+check(sorted(ran) == ["", "perf -c", "perf -s"], f"--alt: the second binary ran {ran} (once as each end)")
 err = open(f"{T}/e.err").read()
 check(rc_e == "2" and "--alt" in err and not open(f"{T}/e.txt").read(), f"@alt without --alt: exit {rc_e}: {err!r}")
 print(f"{ok} passed, {bad} failed")
