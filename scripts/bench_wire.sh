@@ -14,6 +14,9 @@
 #                   own message (aligned, the way before issue 16)
 #   mpa-packed      the same records, FPDUs grouped up to EMSS (--pack)
 #   ift             IFT framing, CRCs on
+#   MODE@alt        any of the ddpwire modes above run with the binary given
+#                   by --alt (say a build of main), alternated with the others
+#                   in each round: a before/after comparison in one run
 #
 # With --loss "P ...", each mode also runs with P % of the data segments
 # dropped at random (nftables numgen in a router namespace between the two:
@@ -33,10 +36,11 @@
 #
 # usage: bench_wire.sh DDPWIRE [--json] [--quick] [--seconds S] [--repeats N]
 #                      [--mtu "1500 9000"] [--modes "plain mpa ..."] [--loss "0.1 1"]
+#                      [--alt DDPWIRE2]
 set -u
 D=$(readlink -f "$1")
 shift
-JSON=0 SECS=5 REPS=3 MTUS="1500 9000" LOSS=""
+JSON=0 SECS=5 REPS=3 MTUS="1500 9000" LOSS="" ALT=""
 MODES="plain iperf3 mpa mpa-nomarkers mpa-nocrc mpa-rec mpa-packed ift"
 while [ $# -gt 0 ]; do
   case $1 in
@@ -47,10 +51,14 @@ while [ $# -gt 0 ]; do
   --mtu) MTUS=$2; shift ;;
   --modes) MODES=$2; shift ;;
   --loss) LOSS=$2; shift ;;
+  --alt) ALT=$(readlink -f "$2"); shift ;;
   *) echo "bench_wire.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
+case " $MODES " in
+*@alt*) [ -n "$ALT" ] && [ -x "$ALT" ] || { echo "bench_wire.sh: modes ending in @alt need --alt DDPWIRE2 (an executable)" >&2; exit 2; } ;;
+esac
 [ "$(id -u)" = 0 ] || { echo "ddpwire bench wire: needs root (network namespaces)" >&2; exit 77; }
 for c in ip ethtool taskset python3; do
   command -v $c > /dev/null || { echo "ddpwire bench wire: needs $c" >&2; exit 77; }
@@ -102,9 +110,10 @@ RES=$T/res.jsonl
 
 # one MODE MTU ROUND: one test; appends a JSON line to $RES
 one() {
-  local mode=$1 mtu=$2 round=$3 loss=${4:-0} opts="" s0 s1
+  local mode=$1 mtu=$2 round=$3 loss=${4:-0} opts="" s0 s1 bin=$D
   port=$((port + 1))
-  case $mode in
+  case $mode in *@alt) bin=$ALT ;; esac
+  case ${mode%@alt} in
   plain) opts="--plain" ;;
   mpa-nomarkers) opts="--no-markers" ;;
   mpa-nocrc) opts="--no-crc" ;;
@@ -146,13 +155,13 @@ except Exception as x:
 PY
     return
   fi
-  "${EB[@]}" "$D" perf -s "$DST:$port" --once --json $opts > "$T/s" 2> "$T/serr" &
+  "${EB[@]}" "$bin" perf -s "$DST:$port" --once --json $opts > "$T/s" 2> "$T/serr" &
   SP=$!
   for _ in $(seq 50); do
     ip netns exec "$B" ss -Hltn | grep -q ":$port " && break
     sleep 0.05
   done
-  "${EA[@]}" "$D" perf -c "$DST:$port" -t "$SECS" -i 0 --json $opts > "$T/c" 2> "$T/cerr"
+  "${EA[@]}" "$bin" perf -c "$DST:$port" -t "$SECS" -i 0 --json $opts > "$T/c" 2> "$T/cerr"
   local rc=$?
   wait "$SP"
   local src=$?
@@ -302,13 +311,13 @@ if js:
 else:
     def rat(s, k):
         return '%.2f' % s[k] if k in s else '-'
-    print('%-5s %-5s %-14s %4s %22s %7s %7s %22s %7s %7s %17s %8s' % ('MTU', 'loss%', 'mode', 'runs', 'Gbit/s median [range]',
+    print('%-5s %-5s %-18s %4s %22s %7s %7s %22s %7s %7s %17s %8s' % ('MTU', 'loss%', 'mode', 'runs', 'Gbit/s median [range]',
           'x plain', 'x iperf', 'CPU s/GB median [range]', 'x plain', 'x iperf', 'cli/srv/softirq', 'retrans'))
     for s in out:
         if 'gbit_per_second_median' not in s:
-            print('%-5d %-5g %-14s %4d failed' % (s['mtu'], s['loss_percent'], s['mode'], s['runs']))
+            print('%-5d %-5g %-18s %4d failed' % (s['mtu'], s['loss_percent'], s['mode'], s['runs']))
             continue
-        print('%-5d %-5g %-14s %4d %7.2f [%5.2f-%5.2f] %7s %7s %7.3f [%5.3f-%5.3f] %7s %7s %5.2f/%5.2f/%5.2f %8g' % (
+        print('%-5d %-5g %-18s %4d %7.2f [%5.2f-%5.2f] %7s %7s %7.3f [%5.3f-%5.3f] %7s %7s %5.2f/%5.2f/%5.2f %8g' % (
             s['mtu'], s['loss_percent'], s['mode'], s['runs'], s['gbit_per_second_median'], s['gbit_per_second_min'], s['gbit_per_second_max'],
             rat(s, 'throughput_vs_plain'), rat(s, 'throughput_vs_iperf3'),
             s['cpu_seconds_per_gb_median'], s['cpu_s_per_gb_min'], s['cpu_s_per_gb_max'],

@@ -5,7 +5,9 @@
 # octets, summaries whose ratios are the ratios of their medians (to plain
 # TCP and, when iperf3 is there, to iperf3); then again with DDPWIRE_IPERF3
 # naming no program: a note on stderr, no iperf3 runs or ratios, the same
-# exit status. Checks the shape only, never the speed. Skipped (77, with the
+# exit status; --alt: modes ending in @alt run with a second binary (here the
+# same one behind a script that notes each start) beside the others, and refused (2) without --alt. Checks the
+# shape only, never the speed. Skipped (77, with the
 # reason) without root or network namespaces.
 #   bench_wire_test.sh DDPWIRE
 set -u
@@ -28,9 +30,15 @@ DDPWIRE_IPERF3=/nonexistent/iperf3 "$DW" bench wire --quick --mtu 1500 --modes "
 rc_b=$?
 "$DW" bench wire --quick --mtu 1500 --modes "plain mpa" > "$T/c.txt" 2> "$T/c.err"
 rc_c=$?
-python3 - "$T" "$rc_a" "$rc_b" "$rc_c" "$(command -v iperf3 || true)" << 'PY'
+printf '#!/bin/sh\necho "$1 $2" >> "%s/alt.ran"\nexec "%s" "$@"\n' "$T" "$(readlink -f "$DW")" > "$T/alt.sh"
+chmod +x "$T/alt.sh" # the second binary: the same one, saying when it runs
+"$DW" bench wire --quick --mtu 1500 --modes "mpa mpa@alt" --alt "$T/alt.sh" --json > "$T/d.json" 2> "$T/d.err"
+rc_d=$?
+"$DW" bench wire --quick --mtu 1500 --modes "mpa mpa@alt" > "$T/e.txt" 2> "$T/e.err"
+rc_e=$?
+python3 - "$T" "$rc_a" "$rc_b" "$rc_c" "$(command -v iperf3 || true)" "$rc_d" "$rc_e" << 'PY'
 import json, sys
-T, rc_a, rc_b, rc_c, have_ip3 = sys.argv[1:]
+T, rc_a, rc_b, rc_c, have_ip3, rc_d, rc_e = sys.argv[1:]
 ok = bad = 0
 def check(cond, what):
     global ok, bad
@@ -111,6 +119,22 @@ check("/nonexistent/iperf3 not found" in err and "no ratios to iperf3" in err, f
 txt = open(f"{T}/c.txt").read()
 check(rc_c == "0" and "x plain" in txt and "x iperf" in txt and "family " in txt and "no iperf3 column" in txt,
       f"text: exit {rc_c}: {txt!r}")
+# --alt: the second binary's runs are their own mode, alternated, with its own summary
+check(rc_d == "0", f"--alt: exit {rc_d}: {open(f'{T}/d.err').read()!r}")
+d = load("d")
+check(d and d[0].get("type") == "meta" and d[0].get("modes") == ["mpa", "mpa@alt"], f"--alt: meta {d[:1]}")
+runs = [l for l in d if l.get("type") == "run"]
+check([r["mode"] for r in runs] == ["mpa", "mpa@alt"], f"--alt: runs {runs}")
+for r in runs:
+    check(r.get("ok") is True and r.get("octets", 0) > 0 and r.get("records", 0) > 0 and r.get("emss") == 1448,
+          f"--alt: run {r}")
+sums = [l for l in d if l.get("type") == "summary"]
+check([(x["mode"], x["runs"], x["failed"]) for x in sums] == [("mpa", 1, 0), ("mpa@alt", 1, 0)],
+      f"--alt: summaries {sums}")
+ran = open(f"{T}/alt.ran").read().split("\n") if __import__("os").path.exists(f"{T}/alt.ran") else []
+check(sorted(ran) == ["", "perf -c", "perf -s"], f"--alt: the second binary ran {ran} (once as each end)")
+err = open(f"{T}/e.err").read()
+check(rc_e == "2" and "--alt" in err and not open(f"{T}/e.txt").read(), f"@alt without --alt: exit {rc_e}: {err!r}")
 print(f"{ok} passed, {bad} failed")
 sys.exit(1 if bad else 0)
 PY
