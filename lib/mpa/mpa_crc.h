@@ -104,6 +104,16 @@ uint32_t dw_mpa_chunk_rx(const dw_mpa_img *im, const uint8_t *wire,
 uint32_t dw_mpa_chunk_rx_run(const uint8_t *in, uint8_t *dst, size_t j,
                              uint32_t reg);
 
+/* The sender's iovecs over whole marker periods (MPA 7.1): n pairs of
+ * {o + 4 i, 4} (the marker, its dword written at o + 4 i with FPDUPTR
+ * ptr + 512 i) and {pu + 508 i, 508} (the ULPDU octets after it), at v.
+ * AVX2 stores where the CPU has it (lib/mpa/mpa_crc_x86.c), else _sw
+ * (lib/mpa/mpa_crc_chunk.c), one 32-octet store a pair. */
+void dw_mpa_iov_periods(struct iovec *v, uint8_t *o, const uint8_t *pu,
+                        uint32_t n, uint32_t ptr);
+void dw_mpa_iov_periods_sw(struct iovec *v, uint8_t *o, const uint8_t *pu,
+                           uint32_t n, uint32_t ptr);
+
 /* The kernels for the CRC32c implementation in use now: the AVX-512 ones,
  * the chunked ones for the other x86 paths, or NULL for the portable
  * reference (callers then chain dw_crc32c() over the pieces). */

@@ -485,6 +485,54 @@ static uint32_t rx_run_avx2(const uint8_t *in, uint8_t *dst, size_t j,
     return dw_crc32c_strip_avx2(reg, in, dst, j);
 }
 
+/* The sender's iovecs over whole periods with 256-bit stores: a pair
+ * {o, 4}, {pu, 508} is one store, eight markers' dwords another (the
+ * scalar loop's five stores a period bound the framing at 64768 octets:
+ * about 10 % of its time). */
+#define T_AVX2 __attribute__((target("avx,avx2")))
+
+static T_AVX2 void iov_periods_avx2(struct iovec *v, uint8_t *o,
+                                    const uint8_t *pu, uint32_t n, uint32_t ptr)
+{
+    __m256i pair = _mm256_set_epi64x(508, (long long)(uintptr_t)pu, 4,
+                                     (long long)(uintptr_t)o);
+    const __m256i step = _mm256_set_epi64x(0, 508, 0, 4);
+    __m256i p8 = _mm256_add_epi32(_mm256_set1_epi32((int)ptr),
+                                  _mm256_set_epi32(3584, 3072, 2560, 2048, 1536,
+                                                   1024, 512, 0));
+    const __m256i k4096 = _mm256_set1_epi32(4096), ff = _mm256_set1_epi32(0xff0000);
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8, o += 32) { /* MPA 7.1: reserved 0, FPDUPTR BE */
+        __m256i d = _mm256_or_si256(_mm256_slli_epi32(p8, 24),
+                                    _mm256_and_si256(_mm256_slli_epi32(p8, 8), ff));
+        _mm256_storeu_si256((__m256i *)(void *)o, d);
+        p8 = _mm256_add_epi32(p8, k4096);
+#pragma GCC unroll 8
+        for (int t = 0; t < 8; t++, v += 2) {
+            _mm256_storeu_si256((__m256i *)(void *)v, pair);
+            pair = _mm256_add_epi64(pair, step);
+        }
+    }
+    _mm256_zeroupper();
+    dw_mpa_iov_periods_sw(v, o, pu + 508 * (size_t)i, n - i, ptr + 512 * i);
+}
+
+void dw_mpa_iov_periods(struct iovec *v, uint8_t *o, const uint8_t *pu,
+                        uint32_t n, uint32_t ptr)
+{
+    static int have; /* 0 unknown, 1 no, 2 AVX2 */
+    int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
+    if (!h) {
+        __builtin_cpu_init();
+        h = __builtin_cpu_supports("avx2") ? 2 : 1;
+        __atomic_store_n(&have, h, __ATOMIC_RELAXED);
+    }
+    if (h == 2 && n >= 8)
+        iov_periods_avx2(v, o, pu, n, ptr);
+    else
+        dw_mpa_iov_periods_sw(v, o, pu, n, ptr);
+}
+
 const dw_mpa_crc_ops *dw_mpa_crc_fast(void)
 {
     static const dw_mpa_crc_ops ops = {tx_crc, rx_crc, dw_mpa_fz_rx_run};
