@@ -211,11 +211,50 @@ static void test_iov_periods(void)
         }
 }
 
+/* The receiver's per-period helpers (dw_mpa_iov_pieces, dw_mpa_markers_bad;
+ * AVX2 where the CPU has it) against MPA 7.1 spelled out: every count up
+ * to past three vector blocks, a wrong FPDUPTR at every place, either
+ * reading accepted, the reserved bits (MPA 6.1) ignored. */
+static void put_ptr(uint8_t *m, uint32_t p)
+{
+    m[0] = 0xa0, m[1] = 0x0b; /* reserved octets: not checked here */
+    m[2] = (uint8_t)(p >> 8), m[3] = (uint8_t)p;
+}
+
+static void test_rx_periods(void)
+{
+    static uint8_t w[512 * 41];
+    static struct iovec v[42];
+    static const uint32_t as[] = {4, 0x1fc, 0xfdfc, 0xfffc, 0x2fff8};
+    for (size_t t = 0; t < sizeof as / sizeof as[0]; t++)
+        for (uint32_t n = 0; n <= 40; n++) {
+            uint32_t a = as[t], b = a - 4;
+            memset(v, 0xa5, sizeof v);
+            dw_mpa_iov_pieces(v, w + 1, n);
+            int ok = ((uint8_t *)&v[n])[0] == 0xa5;
+            for (uint32_t i = 0; i < n; i++)
+                ok &= v[i].iov_base == w + 1 + 512 * i + 4 && v[i].iov_len == 508;
+            CHECK(ok);
+            for (uint32_t i = 0; i < n; i++) /* mixed readings, reserved bits set */
+                put_ptr(w + 512 * i, ((i & 1 ? a : b) + 512 * i) | (i % 3 ? 3u : 0u));
+            CHECK(!dw_mpa_markers_bad(w, n, a, b));
+            for (uint32_t i = 0; i < n; i++) {
+                uint8_t keep = w[512 * i + 2 + i % 2];
+                w[512 * i + 2 + i % 2] ^= (uint8_t)(i % 2 ? 4u << (i % 6) : 1u << (i % 8));
+                CHECK(dw_mpa_markers_bad(w, n, a, b));
+                CHECK(!dw_mpa_markers_bad(w, i, a, b)); /* only those before */
+                w[512 * i + 2 + i % 2] = keep;
+            }
+            CHECK(!n || dw_mpa_markers_bad(w, n, a + 8, b + 8)); /* another start */
+        }
+}
+
 int main(void)
 {
     seed = dw_test_seed();
     RUN(test_kernel_vs_reference);
     RUN(test_sender_paths_agree);
     RUN(test_iov_periods);
+    RUN(test_rx_periods);
     return dw_test_finish();
 }
