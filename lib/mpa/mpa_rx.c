@@ -303,10 +303,6 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
     if (mk && m == rx->off) /* leading (then m < end) */
         check_marker(rx, in, m), m += DW_MPA_MARKER_INTERVAL;
     uint32_t nm = mk && m < end ? (uint32_t)((end - m + 511) / 512) : 0;
-    if (nm && rx->set.check_markers) /* the rest in one call (28-big) */
-        rx->marker_bad |= dw_mpa_markers_bad(in + (m - rx->off), nm,
-                                             (uint32_t)(m - rx->fpdu_off),
-                                             (uint32_t)(m - rx->hdr_off));
     int inside = nm && m < rx->hdr_off + 2 + ulen; /* in the ULPDU octets */
     if (!inside || rx->iov_fn) /* the CRC over the wire octets alone */
         rx->crc = crc_add(rx, 0, in, flen - 4);
@@ -320,6 +316,11 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
         strip_copy(rx, in, ulen, dst);
         data = dst;
     }
+    /* the other markers in one call (28-big), after the CRC: in L1 now */
+    if (nm && rx->set.check_markers)
+        rx->marker_bad |= dw_mpa_markers_bad(in + (m - rx->off), nm,
+                                             (uint32_t)(m - rx->fpdu_off),
+                                             (uint32_t)(m - rx->hdr_off));
     rx->off += flen;
     int rc = finish(rx, dw_crc32c_load(in + flen - 4), data);
     return rc ? rc : (ssize_t)flen;
@@ -379,12 +380,12 @@ static ssize_t periods_step(dw_mpa_rx *rx, const uint8_t *in, size_t n)
     if (j < RUN_MIN)
         return 0;
     const dw_mpa_crc_ops *ops = dw_mpa_crc_fast();
-    if (rx->set.check_markers) /* past the FPDU's start: never leading */
+    rx->crc = ~(ops ? ops->rx_run : dw_mpa_chunk_rx_run)(in, rx->dst + rx->got,
+                                                          j, ~rx->crc);
+    if (rx->set.check_markers) /* after the kernel (in L1); never leading */
         rx->marker_bad |= dw_mpa_markers_bad(in, (uint32_t)j,
                                              (uint32_t)(rx->off - rx->fpdu_off),
                                              (uint32_t)(rx->off - rx->hdr_off));
-    rx->crc = ~(ops ? ops->rx_run : dw_mpa_chunk_rx_run)(in, rx->dst + rx->got,
-                                                          j, ~rx->crc);
     rx->got += 508 * j;
     rx->off += 512 * j;
     if (!(rx->body_left -= 508 * j))
