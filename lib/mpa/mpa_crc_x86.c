@@ -513,8 +513,14 @@ static T_AVX2 void iov_periods_avx2(struct iovec *v, uint8_t *o,
             pair = _mm256_add_epi64(pair, step);
         }
     }
+    for (ptr += 512 * i; i < n; i++, v += 2, o += 4, ptr += 512) { /* < 8 */
+        uint32_t p16 = ptr & 0xffffu;
+        uint32_t d = (p16 >> 8 | (p16 & 0xffu) << 8) << 16;
+        memcpy(o, &d, 4);
+        _mm256_storeu_si256((__m256i *)(void *)v, pair);
+        pair = _mm256_add_epi64(pair, step);
+    }
     _mm256_zeroupper();
-    dw_mpa_iov_periods_sw(v, o, pu + 508 * (size_t)i, n - i, ptr + 512 * i);
 }
 
 /* The receiver's mirror: two pieces' iovecs a store. */
@@ -581,7 +587,7 @@ static int have_avx2(void)
 void dw_mpa_iov_periods(struct iovec *v, uint8_t *o, const uint8_t *pu,
                         uint32_t n, uint32_t ptr)
 {
-    if (n >= 8 && have_avx2())
+    if (n >= 4 && have_avx2())
         iov_periods_avx2(v, o, pu, n, ptr);
     else
         dw_mpa_iov_periods_sw(v, o, pu, n, ptr);
