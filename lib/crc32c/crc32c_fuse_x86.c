@@ -445,9 +445,6 @@ INLINE T_AVX2C uint64_t sp_q4(uint64_t c, const uint8_t *p, uint8_t *d, int q)
         (x)[0] = (x)[1], (x)[1] = (x)[2], (x)[2] = t_;                       \
     } while (0)
 
-#ifndef SP_KC
-#define SP_KC(j) ((j) / 6)
-#endif
 /* The marker kernels' end: the three lanes folded to one CRC, merged with
  * the chains' when there were any. */
 INLINE T_AVX2C uint32_t sp_finish(const __m256i *x, const uint64_t *cc, size_t kc,
@@ -465,8 +462,9 @@ INLINE T_AVX2C uint32_t sp_finish(const __m256i *x, const uint64_t *cc, size_t k
 T_AVX2C uint32_t dw_crc32c_strip_avx2(uint32_t reg, const uint8_t *in,
                                       uint8_t *dst, size_t j)
 {
-    /* kc periods per chain, 3 kc + (j - 6 kc) periods folded */
-    size_t kc = SP_KC(j), l = 512 * kc, kv = j - 3 * kc;
+    /* kc periods per chain, 3 kc + (j - 6 kc) periods folded (j / 6 led
+     * j / 5, j / 7 and 2 j / 13 on Zen 3, issue 28; so in gp_run) */
+    size_t kc = j / 6, l = 512 * kc, kv = j - 3 * kc;
     const uint8_t *s = in + 512 * kv;
     uint8_t *ds = dst + 508 * kv;
     uint32_t pw[3];
@@ -570,13 +568,10 @@ INLINE T_SSE42 uint64_t gp_q4(uint64_t c, const uint8_t *u, uint8_t *o, int q,
     return _mm_crc32_u64(c, f);
 }
 
-#ifndef GP_KC
-#define GP_KC(j) ((j) / 6)
-#endif
 INLINE T_AVX2C uint32_t gp_run(uint32_t reg, const uint8_t *u, uint8_t *out,
                                size_t j, uint32_t ptr, int wr)
 {
-    size_t kc = GP_KC(j), l = 512 * kc, kv = j - 3 * kc;
+    size_t kc = j / 6, l = 512 * kc, kv = j - 3 * kc;
     const uint8_t *su = u + 508 * kv;
     uint8_t *so = wr ? out + 512 * kv : NULL;
     uint32_t pw[3];
