@@ -365,10 +365,12 @@ static void cp_add(dw_cc_crcs *k, const uint8_t *p, size_t n)
 void dw_cc_crcs_put(dw_cc_crcs *k, const dw_cc_buf *b, size_t n)
 {
     uint64_t lo = b->base + b->start, hi = b->base + b->len;
-    if (k->n < cp_count(b->alloc))
+    size_t want = cp_count(b->alloc);
+    if (k->n < want) {
         cp_grow(k, b);
-    if (k->n < cp_count(b->alloc))
-        return; /* no checkpoints: see dw_cc_crcs_range */
+        if (k->n < want)
+            return; /* no checkpoints: see dw_cc_crcs_range */
+    }
     if (k->end != hi - n || k->org > lo) {
         k->org = k->end = lo;
         k->run = 0;

@@ -460,9 +460,14 @@ static void on_flow_end(dw_flowtab *t, dw_flow *fl, void *u)
 
 static ds_flow *flow_new(dw_dissect *D, dw_flow *fl, const dw_pkt_tcp *t)
 {
-    ds_flow *f = dw_mem_calloc(D->s.mem, 1, sizeof *f);
+    ds_flow *f = dw_mem_malloc(D->s.mem, sizeof *f);
     if (!f)
         return NULL;
+    /* what is read before it is written: not the held arrays (17 KiB
+     * a connection; clearing them was 4 % of fuzz_dump's time) */
+    memset(f, 0, offsetof(ds_flow, d));
+    for (int k = 0; k < 2; k++)
+        memset(&f->d[k], 0, DS_DIR_CLEAR);
     f->f = fl;
     f->D = D;
     f->framing_forced = D->s.mpa_port >= 0 &&

@@ -7,6 +7,8 @@
 
 #include <ddpwire/dissect.h>
 
+#include <stddef.h>
+
 struct dw_dissect;
 
 typedef struct ds_dir {
@@ -19,24 +21,17 @@ typedef struct ds_dir {
     /* auto mode: IFT searched for beside MPA until two frames in a row
      * with both CRCs good confirm it (start and first frame held) */
     int ift_race, ift_race_lost, race_started, race_frames;
-    dw_ift_check_event race_start;
-    char race_detail[128];
-    dw_ift_check_frame race_fr;
-    uint8_t race_head[256];
     uint64_t gap_shown_end;  /* gaps reported before the framing was decided */
     int have_seq;
     uint32_t stream_seq;     /* sequence number of stream offset 0 */
-    /* octets held at the start until the framing is decided */
-    uint8_t pre[256];
+    /* octets held at the start until the framing is decided (pre, pre_chunk) */
     size_t pre_len;
-    dw_reasm_chunk pre_chunk[64];
     size_t pre_chunks;
     int syn_seen;            /* the stream's start is known */
     dw_tcpopt_total ttot;    /* TCP RDMA option 3.1.4: the transfer's total */
     int ttot_set;
     int frame_seen, frame_m, frame_c, frame_r; /* its RFC 5044 frame */
-    dw_mpa_check_marker mk[136]; /* markers of the FPDU being checked */
-    size_t nmk;
+    size_t nmk;              /* markers of the FPDU being checked (mk) */
     /* placement analysis: the MPA start (sequence number), its receiver */
     int pl_start_known;
     uint32_t pl_start_seq;
@@ -44,15 +39,29 @@ typedef struct ds_dir {
     uint64_t pl_samples, pl_held_sum, pl_emss, pl_retrans;
     int pl_error;
     int nomem;               /* a checker of this direction said DW_ERR_NOMEM */
+    /* From here on, not cleared when a connection is made (DS_DIR_CLEAR):
+     * each array is written before it is read, as far as its count says
+     * (nmk, pre_len, pre_chunks; race_frames, race_started). They are 17
+     * KiB of a connection's 20. */
+    dw_ift_check_event race_start;
+    char race_detail[128];
+    dw_ift_check_frame race_fr;
+    uint8_t race_head[256];
+    uint8_t pre[256];
+    dw_reasm_chunk pre_chunk[64];
+    dw_mpa_check_marker mk[136];
 } ds_dir;
+
+/* The octets of a ds_dir cleared when its connection is made. */
+#define DS_DIR_CLEAR offsetof(ds_dir, race_start)
 
 typedef struct ds_flow {
     dw_flow *f;
     struct dw_dissect *D;
-    ds_dir d[2];
     int framing_forced;      /* settings.mpa_port matched */
     dw_rdma_check *rdma;     /* DDP/RDMAP, both ways: made at the first ULPDU */
     void *app;
+    ds_dir d[2];             /* last: see DS_DIR_CLEAR */
 } ds_flow;
 
 struct dw_dissect {

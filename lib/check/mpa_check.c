@@ -589,7 +589,8 @@ static void feed(dw_mpa_check *c, const uint8_t *p, size_t len, dw_cc_slice s)
         } else {
             k = dw_ck_buf_put(c, p, len, &s);
             c->in.off += k;
-            dw_ck_scan(c, 0);
+            if (k < len || c->state != DW_CK_SEARCH || c->b.len >= c->b.need)
+                dw_ck_scan(c, 0); /* else a search that waits for octets */
         }
         p += k;
         len -= k;

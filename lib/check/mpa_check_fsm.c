@@ -11,11 +11,7 @@
 void dw_ck_fsm_init(dw_ck_fsm *f, uint64_t pos, int markers, uint8_t *head,
                     size_t head_cap)
 {
-    memset(f, 0, sizeof *f);
-    f->pos = pos;
-    f->markers = markers;
-    f->head = head;
-    f->head_cap = head_cap;
+    *f = (dw_ck_fsm){.pos = pos, .markers = markers, .head = head, .head_cap = head_cap};
 }
 
 static void begin(dw_ck_fsm *f)

@@ -91,10 +91,13 @@ size_t dw_ck_buf_put(dw_mpa_check *c, const uint8_t *in, size_t n,
 /* In sync again: the buffered octets go through the in-sync path. */
 static void replay(dw_mpa_check *c)
 {
+    size_t d = c->b.dstart; /* pieces in order: walked, not searched */
     c->replaying = 1;
     while (c->state == DW_CK_SYNC && c->b.start < c->b.len) {
         dw_cc_slice s;
-        size_t at = c->b.start, n = dw_cc_piece_at(&c->b, at, &s);
+        if (d < c->b.dstart || d >= c->b.dcount)
+            d = c->b.dstart;
+        size_t at = c->b.start, n = dw_cc_piece_from(&c->b, &d, at, &s);
         size_t k = dw_ck_sync_feed(c, c->b.buf + at, n, &s);
         if (c->moved)
             break; /* a search again from inside what was replayed */
@@ -256,8 +259,7 @@ static int mid_stream(const dw_mpa_check *c, size_t i, int final, cand *k)
 /* The starts octets at buffer index i suggest, earliest first. */
 static int candidate(const dw_mpa_check *c, size_t i, int final, cand *k)
 {
-    memset(k, 0, sizeof *k);
-    k->at = i;
+    *k = (cand){.at = i}; /* not memset: a sanitizer's interceptor call per index */
     if (c->pos_known) { /* no markers: FPDUs sit at multiples of 4 */
         k->pos = c->b.base + i - c->start_off;
         return dw_ck_trial(c, i, k->pos, 0, final, &k->need, &k->crc);
@@ -269,8 +271,7 @@ static int candidate(const dw_mpa_check *c, size_t i, int final, cand *k)
     int r = mid_stream(c, i, final, k);
     if (r != DW_CK_T_REJECT)
         return r;
-    memset(k, 0, sizeof *k);
-    k->at = i;
+    *k = (cand){.at = i};
     k->mk = c->markers != 0 && zero_marker(c, i);
     if (!k->mk && c->markers == 1)
         return DW_CK_T_REJECT;

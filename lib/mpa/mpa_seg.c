@@ -314,22 +314,26 @@ static void in_done(dw_mpa_seg *r, const seg_done *d)
     deliver(r, d->fpdu, d->end, d->ulen, 0);
 }
 
-/* The fast path: FPDUs of a segment at cons with nothing pending (no
- * partial FPDU, no table entry, nothing held), placed and delivered
- * straight from the segment. Returns when that no longer holds. */
-static void in_order_fast(dw_mpa_seg *r, const view *v)
+/*
+ * The fast path: FPDUs of a segment at cons with nothing pending (no
+ * partial FPDU, no table entry, nothing held), each judged in one pass
+ * (dw_seg_whole(): no parser state, no table), placed and delivered
+ * straight from the segment; a partial FPDU at its end goes to the
+ * parser. cons, rcv_nxt and the counts are current in the callbacks.
+ */
+static void in_order_fast(dw_mpa_seg *r, const uint8_t *p, size_t n)
 {
-    while (r->cons < v->b && !r->failed) {
-        seg_done d;
-        const uint8_t *p = v->p + (r->cons - v->a);
-        size_t n = (size_t)(v->b - r->cons), used = dw_seg_fsm_whole(&r->in, p, n, &d);
-        if (!used) { /* the start of an FPDU: streamed into the buffer */
-            int done;
-            r->cons += dw_seg_fsm_feed(&r->in, p, n, &done, &d);
-            return;
-        }
+    int mk = r->in.markers, crc_on = r->in.crc_on;
+    seg_done d;
+    size_t used;
+    r->busy = 1; /* (only callbacks see it) */
+    while ((used = dw_seg_whole(mk, crc_on, r->cons, p, n, r->inbuf, &d)) != 0) {
+        p += used;
+        n -= used;
         r->cons += used;
-        if (!d.crc_ok || !d.marker_ok) {
+        if (!d.crc_ok || !d.marker_ok) { /* MPA 9: the CRC first */
+            r->busy = 0;
+            r->in.pos = r->cons;
             fail(r, d.crc_ok ? DW_MPA_ERR_MARKER : DW_MPA_ERR_CRC, d.fpdu);
             return;
         }
@@ -337,11 +341,15 @@ static void in_order_fast(dw_mpa_seg *r, const view *v)
         r->rcv_nxt = d.end;
         r->stats.placed++;
         r->stats.delivered++;
-        r->busy = 1;
         r->cb.on_place(r, d.data, &u, r->user);
         if (r->cb.on_deliver)
             r->cb.on_deliver(r, &u, r->user);
-        r->busy = 0;
+    }
+    r->busy = 0;
+    r->in.pos = r->cons;
+    if (n) { /* the start of an FPDU: streamed into the buffer */
+        int done;
+        r->cons += dw_seg_fsm_feed(&r->in, p, n, &done, &d);
     }
 }
 
@@ -619,27 +627,10 @@ static void account(dw_mpa_seg *r)
     s->store_peak = s->store_used > s->store_peak ? s->store_used : s->store_peak;
 }
 
-int dw_mpa_seg_feed(dw_mpa_seg *r, uint32_t seq, const void *data, size_t len)
+/* A segment off the fast path: anywhere in the window, any state. */
+static __attribute__((noinline)) int feed_any(dw_mpa_seg *r, uint32_t seq,
+                                              const void *data, size_t len)
 {
-    if (!r || (!data && len))
-        return DW_ERR_INVAL;
-    if (r->busy)
-        return DW_ERR_STATE;
-    if (r->failed) /* MPA 9: nothing more after an error */
-        return DW_ERR_PROTO;
-    if (len > r->set.max_segment)
-        return DW_ERR_TOO_LONG;
-    r->stats.segments++;
-    r->stats.octets += len;
-    if (seq == (uint32_t)(r->set.start_seq + r->cons) && len <= r->set.window &&
-        no_entries(r) && !r->st.nheld && r->in.st == SEG_IDLE) {
-        view v = {data, r->cons, r->cons + len}; /* the fast path */
-        in_order_fast(r, &v);
-        if (r->in.st == SEG_IDLE || r->failed) /* nothing held */
-            return r->failed ? DW_ERR_PROTO : 0;
-        account(r);
-        return 0;
-    }
     /* unwrap: the offset nearest the in-order point (2^31 either side) */
     int32_t d = (int32_t)(seq - (uint32_t)(r->set.start_seq + r->cons));
     int64_t a = (int64_t)r->cons + d, b = a + (int64_t)len;
@@ -657,6 +648,30 @@ int dw_mpa_seg_feed(dw_mpa_seg *r, uint32_t seq, const void *data, size_t len)
         out_of_order(r, &v);
     account(r);
     return r->failed ? DW_ERR_PROTO : 0;
+}
+
+int dw_mpa_seg_feed(dw_mpa_seg *r, uint32_t seq, const void *data, size_t len)
+{
+    if (!r || (!data && len))
+        return DW_ERR_INVAL;
+    if (r->busy)
+        return DW_ERR_STATE;
+    if (r->failed) /* MPA 9: nothing more after an error */
+        return DW_ERR_PROTO;
+    if (len > r->set.max_segment)
+        return DW_ERR_TOO_LONG;
+    r->stats.segments++;
+    r->stats.octets += len;
+    /* the fast path: at the in-order point with nothing pending (no
+     * partial FPDU; no table entry: an empty table has hi 0; nothing held) */
+    if (seq != (uint32_t)(r->set.start_seq + r->cons) || len > r->set.window ||
+        (r->hint.hi | r->anc.hi | r->pl.hi | r->st.nheld) || r->in.st != SEG_IDLE)
+        return feed_any(r, seq, data, len);
+    in_order_fast(r, data, len);
+    if (r->in.st == SEG_IDLE || r->failed) /* nothing held */
+        return r->failed ? DW_ERR_PROTO : 0;
+    account(r);
+    return 0;
 }
 
 int dw_mpa_seg_close(dw_mpa_seg *r, dw_close_reason reason)

@@ -14,14 +14,9 @@
 #include "mpa/mpa_internal.h"
 #include "mpa/mpa_seg_internal.h"
 
-/* MPA 7.1: a marker names its FPDU's first octet (draft) or, in an FPDU
- * led by a marker, its ULPDU_Length (RFC 5044); low two bits reserved. */
 static int marker_ok(const seg_fsm *f, const uint8_t *m, uint64_t at)
 {
-    uint16_t ptr = dw_get_be16(m + 2) & 0xfffc;
-    if (at == f->fpdu)
-        return ptr == 0;
-    return ptr == (uint16_t)(at - f->fpdu) || ptr == (uint16_t)(at - f->hdr);
+    return dw_seg_marker_ok(m, at, f->fpdu, f->hdr);
 }
 
 static uint32_t crc_add(const seg_fsm *f, uint32_t crc, const uint8_t *p, size_t n)
@@ -43,76 +38,46 @@ static void finish(seg_fsm *f, uint32_t wire_crc, const uint8_t *data,
     f->end = 0;
 }
 
-/* A whole FPDU at in (offset f->pos) whose ULPDU markers split: ULPDU to
- * f->dst without markers, CRC into f->crc. */
-static void strip_copy(seg_fsm *f, const uint8_t *in, size_t flen)
+uint32_t dw_seg_strip_copy(int crc_on, uint64_t pos, uint64_t hdr, uint32_t ulen,
+                           size_t flen, const uint8_t *in, uint8_t *dst)
 {
-    const dw_mpa_crc_ops *ops = f->crc_on ? dw_mpa_crc_fast() : NULL;
+    const dw_mpa_crc_ops *ops = crc_on ? dw_mpa_crc_fast() : NULL;
     if (ops) { /* one pass: fold the image, scatter the ULPDU */
-        uint32_t first = DW_MPA_MARKER_INTERVAL - (uint32_t)(f->pos % DW_MPA_MARKER_INTERVAL);
-        dw_mpa_img im = {.len = f->ulen, .crc_off = (uint32_t)flen - 4,
-                         .hdr_off = (uint32_t)(f->hdr - f->pos), .mark = first,
+        uint32_t first = DW_MPA_MARKER_INTERVAL - (uint32_t)(pos % DW_MPA_MARKER_INTERVAL);
+        dw_mpa_img im = {.len = ulen, .crc_off = (uint32_t)flen - 4,
+                         .hdr_off = (uint32_t)(hdr - pos), .mark = first,
                          .ptr_sub = 0}; /* as dw_mpa_img_init(), flen known */
-        f->crc = ops->rx(&im, in, f->dst);
-        return;
+        return ops->rx(&im, in, dst);
     }
-    size_t at = (size_t)(f->hdr - f->pos) + 2, got = 0;
-    uint32_t crc = crc_add(f, 0, in, at);
-    while (got < f->ulen) {
-        uint64_t pos = f->pos + at;
-        if (dw_mpa_is_marker_pos(pos)) {
-            crc = crc_add(f, crc, in + at, 4);
+    size_t at = (size_t)(hdr - pos) + 2, got = 0;
+    uint32_t crc = crc_on ? dw_crc32c(0, in, at) : 0;
+    while (got < ulen) {
+        uint64_t p = pos + at;
+        if (dw_mpa_is_marker_pos(p)) {
+            crc = crc_on ? dw_crc32c(crc, in + at, 4) : 0;
             at += 4;
             continue;
         }
-        size_t room = DW_MPA_MARKER_INTERVAL - pos % DW_MPA_MARKER_INTERVAL;
-        size_t take = f->ulen - got < room ? f->ulen - got : room;
-        crc = f->crc_on ? dw_crc32c_copy(crc, f->dst + got, in + at, take)
-                        : (memcpy(f->dst + got, in + at, take), 0);
+        size_t room = DW_MPA_MARKER_INTERVAL - p % DW_MPA_MARKER_INTERVAL;
+        size_t take = ulen - got < room ? ulen - got : room;
+        crc = crc_on ? dw_crc32c_copy(crc, dst + got, in + at, take)
+                     : (memcpy(dst + got, in + at, take), 0);
         got += take;
         at += take;
     }
-    f->crc = crc_add(f, crc, in + at, flen - 4 - at);
+    return crc_on ? dw_crc32c(crc, in + at, flen - 4 - at) : 0;
 }
 
 /* Fast path: a whole FPDU at the start of in. Returns its length, or 0. */
 static size_t whole(seg_fsm *f, const uint8_t *in, size_t n, int *done,
                     seg_done *out)
 {
-    unsigned lead = dw_seg_lead(f->markers, f->pos);
-    if (n < lead + 2u)
-        return 0;
-    f->ulen = dw_get_be16(in + lead);
-    size_t flen = dw_mpa_fpdu_len((uint32_t)f->pos, f->ulen, f->markers);
-    if (n < flen)
-        return 0;
-    f->fpdu = f->pos;
-    f->hdr = f->pos + lead;
-    f->bad = 0;
-    const uint8_t *data = in + lead + 2;
-    int inside = 0; /* a marker among the ULPDU octets */
-    if (f->markers) {
-        uint64_t m = (f->pos + DW_MPA_MARKER_INTERVAL - 1) & ~(uint64_t)511;
-        for (; m < f->pos + flen; m += DW_MPA_MARKER_INTERVAL) {
-            f->bad |= !marker_ok(f, in + (m - f->pos), m);
-            inside |= m > f->hdr && m < f->hdr + 2 + f->ulen;
-        }
+    size_t flen = dw_seg_whole(f->markers, f->crc_on, f->pos, in, n, f->dst, out);
+    if (flen) {
+        f->pos += flen;
+        *done = 1; /* (st stays SEG_IDLE, end 0) */
     }
-    if (!inside) {
-        f->crc = crc_add(f, 0, in, flen - 4);
-    } else {
-        strip_copy(f, in, flen);
-        data = f->dst;
-    }
-    f->pos += flen;
-    finish(f, dw_crc32c_load(in + flen - 4), data, done, out);
     return flen;
-}
-
-size_t dw_seg_fsm_whole(seg_fsm *f, const uint8_t *in, size_t n, seg_done *out)
-{
-    int done;
-    return f->st == SEG_IDLE ? whole(f, in, n, &done, out) : 0;
 }
 
 static void begin(seg_fsm *f)

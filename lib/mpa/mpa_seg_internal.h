@@ -10,8 +10,14 @@
 #ifndef DW_LIB_MPA_SEG_INTERNAL_H
 #define DW_LIB_MPA_SEG_INTERNAL_H
 
+#include <ddpwire/crc32c.h>
 #include <ddpwire/mpa.h>
+
+#include <string.h>
+
+#include "base/bytes.h"
 #include "base/mem.h"
+#include "mpa/mpa_internal.h"
 
 /* ------------------------------------------------------------------ */
 /* Store: held octets by stream offset, in fixed chunks                */
@@ -77,7 +83,8 @@ typedef struct seg_ent {
     uint32_t ulen; /* placed: the ULPDU's length */
 } seg_ent;
 
-/* e[lo, hi) in use, sorted by start, at most cap; allocated at creation. */
+/* e[lo, hi) in use, sorted by start, at most cap; allocated at creation.
+ * Empty: lo = hi = 0 (the fast path tests hi alone). */
 typedef struct seg_tab {
     seg_ent *e;
     size_t lo, hi, cap;
@@ -158,16 +165,112 @@ static inline void dw_seg_fsm_reset(seg_fsm *f, uint64_t pos)
 size_t dw_seg_fsm_feed(seg_fsm *f, const uint8_t *in, size_t n, int *done,
                        seg_done *out);
 
-/* Only the whole-FPDU case of dw_seg_fsm_feed(): the FPDU's length when
- * the parser is at a boundary and in holds it all (finished, in out),
- * else 0 and nothing consumed. */
-size_t dw_seg_fsm_whole(seg_fsm *f, const uint8_t *in, size_t n, seg_done *out);
-
 /* Octets from the FPDU start at p to its ULPDU_Length field (a leading
  * marker, MPA 7.1). */
 static inline unsigned dw_seg_lead(int markers, uint64_t p)
 {
     return markers && p % DW_MPA_MARKER_INTERVAL == 0 ? DW_MPA_MARKER_LEN : 0;
+}
+
+/* dw_mpa_fpdu_len() inline (2^32 is a multiple of 512: the stream offset
+ * pos stands for its MPA position; MPA 6, 7.1). */
+static inline size_t dw_seg_fpdu_len(uint64_t pos, size_t ulen, int markers)
+{
+    size_t content = dw_mpa_content_len(ulen);
+    if (!markers)
+        return content;
+    size_t n = 0, o = (size_t)(pos % DW_MPA_MARKER_INTERVAL);
+    if (!o) /* a marker between FPDUs leads this one */
+        n = 1, o = DW_MPA_MARKER_LEN;
+    size_t room = DW_MPA_MARKER_INTERVAL - o;
+    if (content > room)
+        n += 1 + (content - room - 1) / (DW_MPA_MARKER_INTERVAL - DW_MPA_MARKER_LEN);
+    return content + DW_MPA_MARKER_LEN * n;
+}
+
+/* MPA 7.1: the marker m at stream offset at names the FPDU that starts at
+ * fpdu (draft) or, led by a marker, its ULPDU_Length at hdr (RFC 5044);
+ * low two bits reserved (MPA 6.1). */
+static inline int dw_seg_marker_ok(const uint8_t *m, uint64_t at, uint64_t fpdu,
+                                   uint64_t hdr)
+{
+    uint16_t ptr = dw_get_be16(m + 2) & 0xfffc;
+    if (at == fpdu)
+        return ptr == 0;
+    return ptr == (uint16_t)(at - fpdu) || ptr == (uint16_t)(at - hdr);
+}
+
+/* The CRC of the whole FPDU of flen octets at in (stream offset pos, its
+ * ULPDU_Length at hdr) whose ULPDU markers split, its ULPDU copied to dst
+ * without them (crc_on 0: the copy alone, 0 returned). */
+uint32_t dw_seg_strip_copy(int crc_on, uint64_t pos, uint64_t hdr, uint32_t ulen,
+                           size_t flen, const uint8_t *in, uint8_t *dst);
+
+/* FPDUs up to this long (one marker inside at most) are taken by one CRC
+ * call over their wire octets and a copy of the ULPDU around the marker,
+ * not by the marker-stripping kernels (whose set-up costs more there). */
+#define SEG_SHORT_FPDU DW_MPA_MARKER_INTERVAL
+
+/* Copies the ULPDU of ulen octets at in + u (its first marker at in + m,
+ * m >= u) to dst without its markers (MPA 7.1). */
+static inline void dw_seg_unmark(const uint8_t *in, size_t u, size_t m,
+                                 uint32_t ulen, uint8_t *dst)
+{
+    for (size_t got = 0; got < ulen;) {
+        size_t take = m - u < ulen - got ? m - u : ulen - got;
+        memcpy(dst + got, in + u, take);
+        got += take;
+        u = m + DW_MPA_MARKER_LEN;
+        m += DW_MPA_MARKER_INTERVAL;
+    }
+}
+
+/*
+ * A whole FPDU at in (stream offset pos, an FPDU boundary), one pass: its
+ * length, its verdict in out (its ULPDU left in place, or copied to dst
+ * without markers when markers split it), or 0 when in[0, n) does not
+ * hold it all. Shared by the parser and the receiver's in-order loop.
+ */
+static inline size_t dw_seg_whole(int markers, int crc_on, uint64_t pos,
+                                  const uint8_t *in, size_t n, uint8_t *dst,
+                                  seg_done *out)
+{
+    unsigned lead = dw_seg_lead(markers, pos);
+    if (n < lead + 2u)
+        return 0;
+    uint32_t ulen = dw_get_be16(in + lead);
+    size_t flen = dw_seg_fpdu_len(pos, ulen, markers);
+    if (n < flen)
+        return 0;
+    uint64_t hdr = pos + lead;
+    int bad = 0, inside = 0; /* inside: a marker among the ULPDU octets */
+    if (markers) {
+        uint64_t m = (pos + DW_MPA_MARKER_INTERVAL - 1) & ~(uint64_t)(DW_MPA_MARKER_INTERVAL - 1);
+        for (; m < pos + flen; m += DW_MPA_MARKER_INTERVAL) {
+            bad |= !dw_seg_marker_ok(in + (m - pos), m, pos, hdr);
+            inside |= m > hdr && m < hdr + 2 + ulen;
+        }
+    }
+    uint32_t crc = 0;
+    out->data = in + lead + 2;
+    if (!inside) {
+        crc = crc_on ? dw_crc32c(0, in, flen - 4) : 0;
+    } else if (flen <= SEG_SHORT_FPDU) { /* the CRC covers the markers (MPA 6) */
+        crc = crc_on ? dw_crc32c(0, in, flen - 4) : 0;
+        uint64_t m = (hdr + 2 + DW_MPA_MARKER_INTERVAL - 1) &
+                     ~(uint64_t)(DW_MPA_MARKER_INTERVAL - 1);
+        dw_seg_unmark(in, (size_t)(hdr + 2 - pos), (size_t)(m - pos), ulen, dst);
+        out->data = dst;
+    } else {
+        crc = dw_seg_strip_copy(crc_on, pos, hdr, ulen, flen, in, dst);
+        out->data = dst;
+    }
+    out->ulen = ulen;
+    out->fpdu = pos;
+    out->end = pos + flen;
+    out->crc_ok = !crc_on || crc == dw_crc32c_load(in + flen - 4);
+    out->marker_ok = !bad;
+    return flen;
 }
 
 /* The FPDU start a marker at m with FPDUPTR field ptr names, or UINT64_MAX

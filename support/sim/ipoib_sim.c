@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ipoib_sim_internal.h"
+#include "sim_mem.h"
 
 void dw_ipoib_fabric_settings_default(dw_ipoib_fabric_settings *s)
 {
@@ -18,22 +19,6 @@ void dw_ipoib_fabric_settings_default(dw_ipoib_fabric_settings *s)
     s->defer_permille = 200;
     s->ud_mtu = DW_IPOIB_UD_MTU;
     s->conn_max = 1u << 20;
-}
-
-/* The fabric's allocations: through settings.mem when given. */
-static void *f_alloc(const dw_mem *m, size_t n, int zero)
-{
-    if (m)
-        return zero ? m->calloc(1, n, m->user_data) : m->malloc(n, m->user_data);
-    return zero ? calloc(1, n) : malloc(n);
-}
-
-static void f_free(const dw_mem *m, void *p)
-{
-    if (m)
-        m->free(p, m->user_data);
-    else
-        free(p);
 }
 
 uint64_t dw_ipoib_sim_rand(dw_ipoib_fabric *f)
@@ -59,7 +44,7 @@ int dw_ipoib_fabric_new(dw_ipoib_fabric **pf, const dw_ipoib_fabric_settings *s,
     if (!s->max_hosts || s->conn_max < 65536 + REC_HDR ||
         s->ring_bytes < 3 * (s->conn_max + REC_HDR) || s->ud_mtu < DW_IPOIB_MTU_MIN)
         return DW_ERR_INVAL;
-    dw_ipoib_fabric *f = f_alloc(s->mem, sizeof *f, 1);
+    dw_ipoib_fabric *f = dw_sim_calloc(s->mem, 1, sizeof *f);
     if (!f)
         return DW_ERR_NOMEM;
     f->s = *s;
@@ -67,10 +52,10 @@ int dw_ipoib_fabric_new(dw_ipoib_fabric **pf, const dw_ipoib_fabric_settings *s,
         f->cb = *cb;
     f->ud = user_data;
     f->rng = s->seed ? s->seed : 1;
-    f->ring = f_alloc(s->mem, s->ring_bytes, 0);
-    f->scratch = f_alloc(s->mem, s->conn_max + REC_HDR + 8, 0);
-    f->pkt = f_alloc(s->mem, 65536, 0);
-    f->hosts = f_alloc(s->mem, s->max_hosts * sizeof *f->hosts, 1);
+    f->ring = dw_sim_malloc(s->mem, s->ring_bytes);
+    f->scratch = dw_sim_malloc(s->mem, s->conn_max + REC_HDR + 8);
+    f->pkt = dw_sim_malloc(s->mem, 65536);
+    f->hosts = dw_sim_calloc(s->mem, s->max_hosts, sizeof *f->hosts);
     if (!f->ring || !f->scratch || !f->pkt || !f->hosts) {
         dw_ipoib_fabric_del(f);
         return DW_ERR_NOMEM;
@@ -87,11 +72,11 @@ void dw_ipoib_fabric_del(dw_ipoib_fabric *f)
     const dw_mem *m = f->s.mem;
     for (unsigned i = 0; f->hosts && i < f->n_hosts; i++)
         dw_ipoib_node_del(f->hosts[i].node);
-    f_free(m, f->hosts);
-    f_free(m, f->ring);
-    f_free(m, f->scratch);
-    f_free(m, f->pkt);
-    f_free(m, f);
+    dw_sim_free(m, f->hosts);
+    dw_sim_free(m, f->ring);
+    dw_sim_free(m, f->scratch);
+    dw_sim_free(m, f->pkt);
+    dw_sim_free(m, f);
 }
 
 dw_ipoib_node *dw_ipoib_fabric_node(dw_ipoib_fabric *f, int host)
@@ -202,6 +187,14 @@ int dw_ipoib_sim_push(dw_ipoib_fabric *f, const rec_hdr *h0, const void *a, size
 
 /* ---- node callbacks: the hardware puts messages on the wire ---- */
 
+/* The post hook's verdict on a message host src posts: 0 or its error. */
+static int post_refused(const sim_host *src, dw_ipoib_msg_kind kind, size_t len)
+{
+    dw_ipoib_fabric *f = src->f;
+    int r = f->cb.post ? f->cb.post(f, src->idx, kind, len, f->ud) : 0;
+    return r < 0 ? r : 0;
+}
+
 static void hdr_from(rec_hdr *h, const sim_host *src, int kind, const uint8_t *dgid)
 {
     memset(h, 0, sizeof *h);
@@ -219,6 +212,9 @@ static int cb_send_ud(dw_ipoib_node *n, const dw_ipoib_ud *to, uint16_t type,
     uint8_t eh[DW_IPOIB_HDR_LEN];
     dw_ipoib_hdr ih = {type, 0};
     (void)n;
+    int r = post_refused(src, DW_IPOIB_MSG_UD, sizeof eh + len);
+    if (r)
+        return r;
     hdr_from(&h, src, DW_IPOIB_MSG_UD, to->dgid);
     h.sqpn = to->sqpn;
     h.dqpn = to->dqpn;
@@ -231,6 +227,9 @@ static int cb_send_cm(dw_ipoib_node *n, const uint8_t *dgid, const dw_ipoib_cm_m
     sim_host *src = ud;
     rec_hdr h;
     (void)n;
+    int r = post_refused(src, DW_IPOIB_MSG_CM, sizeof *m);
+    if (r)
+        return r;
     hdr_from(&h, src, DW_IPOIB_MSG_CM, dgid);
     h.sqpn = h.dqpn = 1; /* CM MADs travel on QP1 */
     return dw_ipoib_sim_push(src->f, &h, m, sizeof *m, NULL, 0);
@@ -244,6 +243,9 @@ static int cb_send_conn(dw_ipoib_node *n, const uint8_t *dgid, uint32_t dqpn, ui
     uint8_t eh[DW_IPOIB_HDR_LEN];
     dw_ipoib_hdr ih = {type, 0};
     (void)n;
+    int r = post_refused(src, DW_IPOIB_MSG_CONN, sizeof eh + len);
+    if (r)
+        return r;
     hdr_from(&h, src, DW_IPOIB_MSG_CONN, dgid);
     h.sqpn = sqpn;
     h.dqpn = dqpn;

@@ -6,6 +6,8 @@
 #include <ddpwire_sim/netsim.h>
 #include <ddpwire/mpa_seg.h>
 
+#include "sim_mem.h"
+
 typedef struct span {
     uint64_t off;
     uint32_t len;
@@ -61,16 +63,18 @@ static int chance(dw_netsim *s, uint32_t ppm)
     return ppm && rnd(s) % 1000000u < ppm;
 }
 
-static void *grow(void *p, size_t *cap, size_t need, size_t size, int *nomem)
+/* p with room for need items (doubling); on failure p as it was and
+ * s->nomem set. */
+static void *grow(dw_netsim *s, void *p, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
         return p;
     size_t c = *cap ? *cap : 64;
-    while (c < need)
+    while (c < need && c <= SIZE_MAX / 2)
         c *= 2;
-    void *q = realloc(p, c * size);
+    void *q = c >= need ? dw_sim_realloc(s->set.mem, p, c, size) : NULL;
     if (!q) {
-        *nomem = 1;
+        s->nomem = 1;
         return p;
     }
     *cap = c;
@@ -83,7 +87,7 @@ static void cut(dw_netsim *s, uint64_t off, uint64_t len)
 {
     if (!len)
         return;
-    s->base = grow(s->base, &s->cbase, s->nbase + 1, sizeof *s->base, &s->nomem);
+    s->base = grow(s, s->base, &s->cbase, s->nbase + 1, sizeof *s->base);
     if (s->nomem)
         return;
     s->base[s->nbase++] = (span){off, (uint32_t)len};
@@ -144,7 +148,7 @@ static void first_cuts(dw_netsim *s, const dw_mpa_fpdu_info *f, size_t n)
 
 static void emit(dw_netsim *s, uint64_t key, uint64_t off, uint32_t len, int re)
 {
-    s->it = grow(s->it, &s->cap, s->n + 1, sizeof *s->it, &s->nomem);
+    s->it = grow(s, s->it, &s->cap, s->n + 1, sizeof *s->it);
     if (s->nomem)
         return;
     s->it[s->n] = (item){key, s->n, off, len, re};
@@ -252,16 +256,17 @@ int dw_netsim_new(dw_netsim **ps, const dw_netsim_settings *set,
         (unsigned)set->cut > DW_NETSIM_RESEG)
         return DW_ERR_INVAL;
     *ps = NULL;
-    dw_netsim *s = calloc(1, sizeof *s);
+    dw_netsim *s = dw_sim_calloc(set->mem, 1, sizeof *s);
     if (!s)
         return DW_ERR_NOMEM;
     s->set = *set;
     s->wire = wire;
     s->len = len;
     s->rng = set->seed * 0x9E3779B97F4A7C15ULL + 1;
-    s->starts = malloc((n + 1) * sizeof *s->starts);
+    s->starts = n < SIZE_MAX / sizeof *s->starts
+                    ? dw_sim_malloc(set->mem, (n + 1) * sizeof *s->starts) : NULL;
     if (!s->starts) {
-        free(s);
+        dw_netsim_del(s);
         return DW_ERR_NOMEM;
     }
     uint64_t at = 0;
@@ -290,10 +295,11 @@ void dw_netsim_del(dw_netsim *s)
 {
     if (!s)
         return;
-    free(s->starts);
-    free(s->base);
-    free(s->it);
-    free(s);
+    const dw_mem *m = s->set.mem;
+    dw_sim_free(m, s->starts);
+    dw_sim_free(m, s->base);
+    dw_sim_free(m, s->it);
+    dw_sim_free(m, s);
 }
 
 static int is_start(const dw_netsim *s, uint64_t off)

@@ -10,8 +10,13 @@
  *                      short: writes half and returns that; eintr: -1 EINTR
  *   DW_FAULT_COUNT=F   at exit (or on a SIGTERM the program does not catch),
  *                      appends "ALLOCS WRITES" to file F
- * Counting starts when the shim is loaded (before main). Not for sanitizer
- * builds: ASan replaces malloc itself.
+ * Counting starts when the shim is loaded (before main). Processes the
+ * program forks go on counting in the same sequence (the counters are in
+ * shared memory): the Nth allocation is the Nth of the whole run, in
+ * whichever process makes it; only the first process reports. Programs it
+ * executes (ip, ethtool) run without the shim: the variables are removed
+ * from the environment once read. Not for sanitizer builds: ASan replaces
+ * malloc itself.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -30,8 +38,13 @@ extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 
-static atomic_ulong n_alloc, n_write;
+/* in a shared mapping once loaded: forked children count on in it */
+static atomic_ulong local_counts[2];
+static atomic_ulong *n_counts = local_counts;
+#define n_alloc n_counts[0]
+#define n_write n_counts[1]
 static unsigned long fail_alloc, fail_write;
+static pid_t loader; /* the process that reports */
 static int mode; /* 0 enospc, 1 eio, 2 epipe, 3 short, 4 eintr */
 static const char *count_file;
 
@@ -44,7 +57,8 @@ static unsigned long env_num(const char *name)
 static void report(void)
 {
     char buf[64];
-    int fd = count_file ? open(count_file, O_WRONLY | O_APPEND | O_CREAT, 0644) : -1;
+    int fd = count_file && getpid() == loader
+                 ? open(count_file, O_WRONLY | O_APPEND | O_CREAT, 0644) : -1;
     if (fd < 0)
         return;
     int n = snprintf(buf, sizeof buf, "%lu %lu\n", (unsigned long)n_alloc,
@@ -71,6 +85,17 @@ __attribute__((constructor)) static void init(void)
         if (!strcmp(m, modes[i]))
             mode = i;
     count_file = getenv("DW_FAULT_COUNT");
+    loader = getpid();
+    /* mmap does not allocate through malloc: no recursion */
+    void *shm = mmap(NULL, sizeof local_counts, PROT_READ | PROT_WRITE,
+                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shm != MAP_FAILED)
+        n_counts = shm; /* zeroed */
+    /* what this program executes runs plain */
+    static const char *const vars[] = {"LD_PRELOAD", "DW_FAULT_ALLOC", "DW_FAULT_WRITE",
+                                       "DW_FAULT_MODE"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        unsetenv(vars[i]);
     if (count_file) {
         atexit(report);
         signal(SIGTERM, on_term);
@@ -103,13 +128,18 @@ void *realloc(void *p, size_t n)
     return alloc_fails() ? NULL : __libc_realloc(p, n);
 }
 
-/* Outputs: stdout and regular files (not stderr, sockets or pipes in). */
+/* Outputs: stdout and regular files (not stderr, sockets or pipes in, nor
+ * the kernel's settings in /proc/sys and /sys). */
 static int is_output(int fd)
 {
     struct stat st;
+    struct statfs fs;
     if (fd == 2)
         return 0;
-    return fd == 1 || (!fstat(fd, &st) && S_ISREG(st.st_mode));
+    if (fd == 1)
+        return 1;
+    return !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+           !(!fstatfs(fd, &fs) && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC));
 }
 
 /* 0: go on; else the result of the faulted call (with *len cut for short). */

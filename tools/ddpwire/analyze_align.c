@@ -104,7 +104,10 @@ static int bufs_new(bufs *b, const acase *c, uint32_t emss, int no_wire)
     b->wcap = no_wire ? 1 : n * (msg + 64) + 2 * msg + 65536;
     b->rec = malloc(b->rcap);
     b->wire = malloc(b->wcap);
-    return b->rec && b->wire ? 0 : -1;
+    if (b->rec && b->wire)
+        return 0;
+    an_cannot("buffers", "out of memory");
+    return -1;
 }
 
 static void bufs_del(bufs *b)
@@ -218,10 +221,24 @@ static void sock_opts(dw_sock_settings *so, rxstate *st)
     so->user_data = st;
 }
 
+/* A side's failure (nothing more once it said it could not complete). */
 static int fail(const char *who, const char *what)
 {
-    fprintf(stderr, "ddpwire analyze align: %s: %s\n", who, what);
+    if (!an_resource_failed())
+        fprintf(stderr, "ddpwire analyze align: %s: %s\n", who, what);
     return 1;
+}
+
+/* A socket call's rc (errno for DW_ERR_IO): could not complete, or failed. */
+static int sock_fail(const char *who, int rc, const char *what)
+{
+    return cli_sock_resource(rc, errno) ? an_cannot(who, what) : fail(who, what);
+}
+
+static int errno_fail(const char *who, int e)
+{
+    return cli_errno_resource(e) && e != EINTR ? an_cannot(who, strerror(e))
+                                               : fail(who, strerror(e));
 }
 
 static uint32_t get_emss(int fd)
@@ -263,7 +280,10 @@ static dw_mpa_tx *plain_tx(uint32_t emss)
     dw_mpa_tx *tx;
     dw_mpa_tx_settings_default(&ts);
     ts.emss = emss;
-    return dw_mpa_tx_new(&tx, &ts) ? NULL : tx;
+    if (!dw_mpa_tx_new(&tx, &ts))
+        return tx;
+    an_cannot("MPA sender", "out of memory"); /* (the settings are valid) */
+    return NULL;
 }
 
 /* Plain client, worst case and bulk: the whole stream, 64 KiB writes. */
@@ -294,7 +314,7 @@ static int plain_client(const acase *c, const an_ctx *x, ares *r)
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
     struct timeval tv = {30, 0};
     if (fd < 0 || inet_pton(AF_INET, AN_ADDR_B, &a.sin_addr) != 1 || connect(fd, (struct sockaddr *)&a, sizeof a))
-        return fail("plain connect", strerror(errno));
+        return errno_fail("plain connect", errno);
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     if (c->work == W_RR)
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -339,7 +359,7 @@ static int plain_client(const acase *c, const an_ctx *x, ares *r)
 static int plain_rr_server(int fd, const acase *c, ares *r)
 {
     uint32_t emss = get_emss(fd), in = 0;
-    bufs b;
+    bufs b = {0}; /* (not made when the sender could not be) */
     struct iovec rv[NV];
     dw_mpa_tx *tx = plain_tx(emss);
     int rc = tx && !bufs_new(&b, c, emss, 0) ? 0 : -1;
@@ -380,21 +400,21 @@ static int serve(const acase *c, ares *r, const an_ctx *x)
     dw_sock *s;
     sock_opts(&so, &st);
     snprintf(port, sizeof port, "%u", x->port);
-    if (dw_sock_listen(&lfd, AN_ADDR_B, port, err, sizeof err))
-        return fail("listen", err);
+    if ((rc = dw_sock_listen(&lfd, AN_ADDR_B, port, err, sizeof err)) != 0)
+        return sock_fail("listen", rc, err);
     an_ready(x);
     if (c->plain && c->work == W_RR) {
         int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC), one = 1;
         struct timeval tv = {30, 0};
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        rc = fd < 0 ? fail("accept", strerror(errno)) : plain_rr_server(fd, c, r);
+        rc = fd < 0 ? errno_fail("accept", errno) : plain_rr_server(fd, c, r);
         close(fd), close(lfd);
         return rc;
     }
     /* worst case and bulk, MPA or plain: the stream is MPA either way */
-    if (dw_sock_accept(&s, lfd, &so, err, sizeof err))
-        return fail("accept", err);
+    if ((rc = dw_sock_accept(&s, lfd, &so, err, sizeof err)) != 0)
+        return sock_fail("accept", rc, err);
     dw_sock_info info;
     dw_sock_info_get(s, &info);
     r->emss = info.emss;
@@ -415,7 +435,7 @@ static int serve(const acase *c, ares *r, const an_ctx *x)
     close(lfd);
     if (b.rec)
         bufs_del(&b);
-    return r->rc ? fail("receive", dw_strerror(r->rc)) : 0;
+    return r->rc ? sock_fail("receive", r->rc, dw_strerror(r->rc)) : 0;
 }
 
 /* MPA client: worst case all queued in one call, bulk one call per
@@ -429,8 +449,9 @@ static int mpa_client(const acase *c, const an_ctx *x, ares *r)
     dw_sock *s;
     sock_opts(&so, &st);
     snprintf(port, sizeof port, "%u", x->port);
-    if (dw_sock_connect(&s, AN_ADDR_B, port, &so, err, sizeof err))
-        return fail("connect", err);
+    int cr = dw_sock_connect(&s, AN_ADDR_B, port, &so, err, sizeof err);
+    if (cr)
+        return sock_fail("connect", cr, err);
     dw_sock_info info;
     dw_sock_info_get(s, &info);
     r->emss = info.emss;
@@ -468,7 +489,7 @@ static int mpa_client(const acase *c, const an_ctx *x, ares *r)
     free(all);
     if (b.rec)
         bufs_del(&b);
-    return r->rc ? fail("send", dw_strerror(r->rc)) : 0;
+    return r->rc ? sock_fail("send", r->rc, dw_strerror(r->rc)) : 0;
 }
 
 static int client(void *arg, void *res, const an_ctx *x)
@@ -503,8 +524,9 @@ static int measure_one(const an_net *net, acase *c, uint16_t port, ameas *m)
     ares sr = {0}, cr = {0};
     an_counts k;
     memset(&k, 0, sizeof k);
-    if (an_run(net, port, server, client, c, &sr, &cr, sizeof sr, &k))
-        return 1;
+    int rc = an_run(net, port, server, client, c, &sr, &cr, sizeof sr, &k);
+    if (rc)
+        return rc; /* 5: could not complete */
     if (k.drops)
         fprintf(stderr, "warning: the capture dropped %llu frames\n",
                 (unsigned long long)k.drops);
@@ -641,7 +663,8 @@ int analyze_align(int argc, char **argv)
     fflush(stdout);
     if (!rc && o.svg) {
         char *cmd = svg_command("ddpwire analyze", argc, argv);
-        rc = cmd && !figure(&o, cmd) ? 0 : 1;
+        rc = cmd ? figure(&o, cmd) : cli_nomem("ddpwire analyze align", "the figure");
+        rc = rc < 0 ? 1 : rc; /* (said why) */
         free(cmd);
     }
     return rc;

@@ -18,11 +18,26 @@
 #include <unistd.h>
 
 #include "analyze_net.h"
+#include "cli.h"
 
 #define ADDR_A "10.199.9.1"
 #define SIDE_ALARM_S 300 /* a stuck side dies */
 
 static an_net *g_net; /* removed at exit and on signals */
+static pid_t g_owner; /* by the process that made it, not a forked child's exit() */
+static int an_res;    /* this process could not complete (memory ...): its status 5 */
+
+int an_cannot(const char *what, const char *why)
+{
+    an_res = 1;
+    cli_cannot("ddpwire analyze", what, why);
+    return 1;
+}
+
+int an_resource_failed(void)
+{
+    return an_res;
+}
 
 size_t an_ddp_records(uint8_t *out, size_t cap, struct iovec *v, size_t nv, size_t len,
                       size_t maxu, uint32_t stag)
@@ -93,9 +108,13 @@ static int run_cmd(char *const argv[], char *err, size_t errlen)
 {
     int p[2];
     err[0] = 0;
-    if (pipe2(p, O_CLOEXEC))
+    if (pipe2(p, O_CLOEXEC)) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
         return 127;
+    }
     pid_t pid = fork();
+    if (pid < 0)
+        snprintf(err, errlen, "fork: %s", strerror(errno));
     if (pid == 0) {
         int nul = open("/dev/null", O_WRONLY);
         dup2(nul, STDOUT_FILENO);
@@ -109,7 +128,8 @@ static int run_cmd(char *const argv[], char *err, size_t errlen)
     ssize_t r;
     while (pid > 0 && (r = read(p[0], err + got, errlen - 1 - got)) > 0)
         got += (size_t)r;
-    err[got] = 0;
+    if (pid > 0)
+        err[got] = 0;
     close(p[0]);
     int st = 0;
     if (pid < 0 || waitpid(pid, &st, 0) < 0)
@@ -137,6 +157,9 @@ static int step(char *const argv[], const char *what)
     int rc = run_cmd(argv, err, sizeof err);
     if (!rc)
         return 0;
+    /* out of memory or processes here, or in the tool run (its message) */
+    if (strstr(err, strerror(ENOMEM)) || strstr(err, strerror(EAGAIN)))
+        return an_cannot(what, err), CLI_EXIT_RESOURCE;
     fprintf(stderr, "ddpwire analyze: %s: %s\n", what, err[0] ? err : "failed");
     return cannot_here(err) ? 77 : 1;
 }
@@ -159,12 +182,14 @@ void an_net_down(an_net *n)
 
 static void at_exit(void)
 {
-    an_net_down(g_net);
+    if (getpid() == g_owner)
+        an_net_down(g_net);
 }
 
 static void on_signal(int sig)
 {
-    an_net_down(g_net);
+    if (getpid() == g_owner)
+        an_net_down(g_net);
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -192,6 +217,8 @@ static int ns_sysctl(const char *ns, const char *key, const char *v)
         _exit(fd >= 0 && write(fd, v, strlen(v)) == (ssize_t)strlen(v) ? 0 : 1);
     }
     int st = 0;
+    if (pid < 0 && cli_errno_resource(errno))
+        return an_cannot("fork", strerror(errno)), CLI_EXIT_RESOURCE;
     if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
         fprintf(stderr, "ddpwire analyze: cannot set %s in %s\n", key, ns);
         return 1;
@@ -260,6 +287,7 @@ int an_net_up(an_net *n, unsigned mtu, int timestamps)
     snprintf(n->veth[0], sizeof n->veth[0], "dwna%d", pid);
     snprintf(n->veth[1], sizeof n->veth[1], "dwnb%d", pid);
     g_net = n;
+    g_owner = getpid();
     static int hooked;
     if (!hooked) {
         atexit(at_exit);
@@ -280,7 +308,7 @@ int an_net_up(an_net *n, unsigned mtu, int timestamps)
         rc = configure(n, timestamps);
     if (rc)
         an_net_down(n);
-    return rc;
+    return rc && an_res ? CLI_EXIT_RESOURCE : rc;
 }
 
 void an_ready(const an_ctx *c)
@@ -319,6 +347,7 @@ typedef struct cap_state {
     uint32_t *start[2]; /* first octet of each data segment */
     size_t nstart[2], cap[2];
     uint64_t below[2]; /* data segments starting below hi */
+    int nomem;         /* a start could not be kept: no counts */
 } cap_state;
 
 static void keep_start(cap_state *s, int dir, uint32_t seq)
@@ -326,8 +355,10 @@ static void keep_start(cap_state *s, int dir, uint32_t seq)
     if (s->nstart[dir] == s->cap[dir]) {
         size_t c = s->cap[dir] ? 2 * s->cap[dir] : 4096;
         uint32_t *p = realloc(s->start[dir], c * sizeof *p);
-        if (!p)
+        if (!p) {
+            s->nomem = 1;
             return;
+        }
         s->start[dir] = p, s->cap[dir] = c;
     }
     s->start[dir][s->nstart[dir]++] = seq;
@@ -359,8 +390,9 @@ static void on_frame(uint8_t *u, const struct pcap_pkthdr *h, const uint8_t *f)
 {
     cap_state *s = (cap_state *)u;
     dw_pkt_tcp t;
-    if (dw_pkt_parse(&t, NULL, (unsigned)s->linktype, f, h->caplen, h->len, 0))
-        return;
+    if (dw_pkt_parse(&t, NULL, (unsigned)s->linktype, f, h->caplen, h->len, 0) ||
+        (t.sport != s->port && t.dport != s->port))
+        return; /* not the run's connection */
     int dir = t.dport == s->port ? 0 : 1;
     an_dir *d = &s->c.d[dir];
     d->frames++;
@@ -384,26 +416,39 @@ static void on_frame(uint8_t *u, const struct pcap_pkthdr *h, const uint8_t *f)
     }
 }
 
-static pcap_t *cap_open(const char *dev, uint16_t port)
+/* A failed pcap call: its message, as "could not complete" when it ran out
+ * of memory (errno, or libpcap's own words for it). */
+static void cap_fail(const char *dev, const char *msg, int e)
 {
-    char eb[PCAP_ERRBUF_SIZE], filt[32];
-    struct bpf_program bp;
+    char what[64];
+    snprintf(what, sizeof what, "capture on %s", dev);
+    if (e == ENOMEM || strstr(msg, "memory") || strstr(msg, "not enough core") ||
+        strstr(msg, "alloc"))
+        an_cannot(what, msg);
+    else
+        fprintf(stderr, "ddpwire analyze: %s: %s\n", what, msg);
+}
+
+/* No BPF filter: on_frame keeps the run's port (libpcap's filter compiler
+ * exits the process when an allocation fails). */
+static pcap_t *cap_open(const char *dev)
+{
+    char eb[PCAP_ERRBUF_SIZE];
+    errno = 0;
     pcap_t *p = pcap_create(dev, eb);
     if (!p) {
-        fprintf(stderr, "ddpwire analyze: capture: %s\n", eb);
+        cap_fail(dev, eb, errno);
         return NULL;
     }
     pcap_set_snaplen(p, 128); /* headers only: lengths come from IP */
     pcap_set_immediate_mode(p, 1);
     pcap_set_buffer_size(p, 32 << 20);
-    snprintf(filt, sizeof filt, "tcp port %u", port);
-    if (pcap_activate(p) < 0 || pcap_compile(p, &bp, filt, 1, PCAP_NETMASK_UNKNOWN) ||
-        pcap_setfilter(p, &bp) || pcap_setnonblock(p, 1, eb)) {
-        fprintf(stderr, "ddpwire analyze: capture on %s: %s\n", dev, pcap_geterr(p));
+    errno = 0;
+    if (pcap_activate(p) < 0 || pcap_setnonblock(p, 1, eb)) {
+        cap_fail(dev, pcap_geterr(p), errno);
         pcap_close(p);
         return NULL;
     }
-    pcap_freecode(&bp);
     return p;
 }
 
@@ -412,9 +457,9 @@ static pcap_t *cap_open(const char *dev, uint16_t port)
 static void cap_child(const an_net *n, uint16_t port, int ready, int ctl, int res)
 {
     cap_state s = {.port = port};
-    pcap_t *p = enter_ns(n->ns[1]) ? NULL : cap_open(n->veth[1], port);
+    pcap_t *p = enter_ns(n->ns[1]) ? NULL : cap_open(n->veth[1]);
     if (!p)
-        _exit(1);
+        _exit(an_res ? CLI_EXIT_RESOURCE : 1);
     s.linktype = pcap_datalink(p);
     char b = 'R';
     if (write(ready, &b, 1) != 1)
@@ -433,6 +478,10 @@ static void cap_child(const an_net *n, uint16_t port, int ready, int ctl, int re
         s.c.drops = st.ps_drop + st.ps_ifdrop;
     pcap_close(p);
     count_rexmit(&s);
+    if (s.nomem) { /* the retransmission counts would be short */
+        an_cannot("capture", strerror(ENOMEM));
+        _exit(CLI_EXIT_RESOURCE);
+    }
     _exit(write(res, &s.c, sizeof s.c) == (ssize_t)sizeof s.c ? 0 : 1);
 }
 
@@ -472,14 +521,25 @@ static int side_start(side *sd, const char *ns, int cpu, an_fn fn, void *arg, ui
         int rc = fn(arg, buf, &c);
         if (!rc && write(p[1], buf, res_len) != (ssize_t)res_len)
             rc = 1;
-        _exit(rc);
+        _exit(rc && an_res ? CLI_EXIT_RESOURCE : rc ? 1 : 0);
     }
     close(p[1]);
     sd->res = p[0];
-    return sd->pid < 0 ? -1 : 0;
+    if (sd->pid < 0 && cli_errno_resource(errno))
+        return an_cannot("fork", strerror(errno)), CLI_EXIT_RESOURCE;
+    return sd->pid < 0 ? 1 : 0;
 }
 
-/* Collects a side's result; 0 when it ran to the end. */
+/* A child's exit status: 0 ran to the end, CLI_EXIT_RESOURCE could not
+ * complete (it said why), 1 otherwise. */
+static int child_rc(int st)
+{
+    if (WIFEXITED(st) && WEXITSTATUS(st) == CLI_EXIT_RESOURCE)
+        return CLI_EXIT_RESOURCE;
+    return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : 1;
+}
+
+/* Collects a side's result: child_rc(), 1 also for a short result. */
 static int side_end(side *sd, void *res, size_t res_len)
 {
     size_t got = read_full(sd->res, res, res_len);
@@ -487,7 +547,14 @@ static int side_end(side *sd, void *res, size_t res_len)
     int st = 0;
     if (sd->pid > 0)
         waitpid(sd->pid, &st, 0);
-    return got == res_len && WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
+    int rc = child_rc(st);
+    return rc ? rc : got == res_len ? 0 : 1;
+}
+
+/* The worse of two results: could not complete over failed. */
+static int worse(int a, int b)
+{
+    return a == CLI_EXIT_RESOURCE || b == CLI_EXIT_RESOURCE ? CLI_EXIT_RESOURCE : a ? a : b;
 }
 
 static void close2(int p[2])
@@ -504,11 +571,16 @@ int an_run(const an_net *n, uint16_t port, an_fn server, an_fn client, void *arg
     int rdy[2] = {-1, -1}, ctl[2] = {-1, -1}, res[2] = {-1, -1}, srdy[2] = {-1, -1};
     if (res_len > AN_RES_MAX || pipe2(rdy, O_CLOEXEC) || pipe2(ctl, O_CLOEXEC) ||
         pipe2(res, O_CLOEXEC) || pipe2(srdy, O_CLOEXEC)) {
+        int e = errno;
         close2(rdy), close2(ctl), close2(res), close2(srdy);
+        if (res_len <= AN_RES_MAX && cli_errno_resource(e))
+            return an_cannot("pipe", strerror(e)), CLI_EXIT_RESOURCE;
         return 1;
     }
     fflush(stdout);
     pid_t cap = fork();
+    if (cap < 0 && cli_errno_resource(errno))
+        an_cannot("fork", strerror(errno));
     if (cap == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         cap_child(n, port, rdy[1], ctl[0], res[1]);
@@ -516,7 +588,7 @@ int an_run(const an_net *n, uint16_t port, an_fn server, an_fn client, void *arg
     /* the children's ends: a child that dies then reads as end of file */
     close(rdy[1]), close(ctl[0]), close(res[1]);
     rdy[1] = ctl[0] = res[1] = -1;
-    int rc = cap < 0 || wait_byte(rdy[0], 10000) ? 1 : 0;
+    int rc = cap < 0 ? (an_res ? CLI_EXIT_RESOURCE : 1) : wait_byte(rdy[0], 10000) ? 1 : 0;
     side sv = {-1, -1}, cl = {-1, -1};
     if (!rc)
         rc = side_start(&sv, n->ns[1], n->cpu[1], server, arg, port, srdy[1], res_len);
@@ -526,21 +598,28 @@ int an_run(const an_net *n, uint16_t port, an_fn server, an_fn client, void *arg
         rc = wait_byte(srdy[0], 10000);
     if (!rc)
         rc = side_start(&cl, n->ns[0], n->cpu[0], client, arg, port, -1, res_len);
-    if (cl.res >= 0 && side_end(&cl, cres, res_len))
-        rc = 1;
-    if (rc && sv.pid > 0)
-        kill(sv.pid, SIGKILL); /* it may wait for a client that is gone */
-    if (sv.res >= 0 && side_end(&sv, sres, res_len))
-        rc = 1;
-    usleep(300000); /* the last ACKs and FINs */
+    if (cl.res >= 0)
+        rc = worse(rc, side_end(&cl, cres, res_len));
+    if (rc && sv.pid > 0) { /* it may wait for a client that is gone */
+        /* one that ends by itself (its result, or why it could not
+         * complete: the client's failure may follow from its) says so */
+        struct pollfd pf = {sv.res, POLLIN, 0};
+        if (poll(&pf, 1, 1000) != 1)
+            kill(sv.pid, SIGKILL);
+    }
+    if (sv.res >= 0)
+        rc = worse(rc, side_end(&sv, sres, res_len));
     if (cap > 0) {
+        usleep(300000); /* the last ACKs and FINs */
         char b = 'S';
-        if (write(ctl[1], &b, 1) != 1 || read_full(res[0], counts, sizeof *counts) != sizeof *counts)
-            rc = 1;
-        waitpid(cap, NULL, 0);
+        int st = 0;
+        size_t got = write(ctl[1], &b, 1) == 1 ? read_full(res[0], counts, sizeof *counts) : 0;
+        waitpid(cap, &st, 0);
+        int cr = child_rc(st);
+        rc = worse(rc, cr ? cr : got == sizeof *counts ? 0 : 1);
     }
     close2(rdy), close2(ctl), close2(res), close2(srdy);
-    if (rc)
+    if (rc == 1)
         fprintf(stderr, "ddpwire analyze: the run on port %u failed\n", port);
     return rc;
 }

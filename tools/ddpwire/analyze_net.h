@@ -59,11 +59,19 @@ typedef int (*an_fn)(void *arg, void *res, const an_ctx *c);
 /* Creates the namespaces and the veth with this MTU; TCP timestamps off
  * in both unless timestamps (so EMSS = MTU - 40 as in the analysis text).
  * Returns 0, 77 when this machine cannot (not root, no namespaces, no
- * veth: printed), or 1 after printing why. */
+ * veth: printed), 5 when it could not complete (out of memory or
+ * processes: said), or 1 after printing why. */
 int an_net_up(an_net *n, unsigned mtu, int timestamps);
 
 /* Removes what an_net_up made; also run at exit and on SIGINT/TERM/HUP. */
 void an_net_down(an_net *n);
+
+/* In a side (or the capture): "ddpwire analyze: could not complete: WHAT:
+ * WHY" on stderr, and the process ends with status 5 (CLI_EXIT_RESOURCE)
+ * whatever it returns then. Returns 1 (a side's failure). */
+int an_cannot(const char *what, const char *why);
+/* Whether an_cannot() was said in this process. */
+int an_resource_failed(void);
 
 /* Server: listening now. */
 void an_ready(const an_ctx *c);
@@ -71,7 +79,8 @@ void an_ready(const an_ctx *c);
 /* Runs server (namespace B) and, once it listens, client (namespace A) on
  * port, with the capture around them (the last ACKs and FIN included).
  * sres/cres (res_len octets each) receive the sides' results. Returns 0,
- * or 1 after printing why. */
+ * 5 when a side, the capture or this process could not complete (it said
+ * why: an_cannot()), or 1 after printing why. */
 int an_run(const an_net *n, uint16_t port, an_fn server, an_fn client, void *arg,
            void *sres, void *cres, size_t res_len, an_counts *counts);
 

@@ -19,6 +19,7 @@
 #include <ddpwire/mpa.h>
 #include <ddpwire/mpa_sock.h>
 
+#include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -166,6 +167,13 @@ static int side_fail(const char *who, const char *what)
     return 1;
 }
 
+/* A socket call's rc (errno for DW_ERR_IO): could not complete (the side
+ * ends with status 5), or failed. */
+static int sock_fail(const char *who, int rc, const char *what)
+{
+    return cli_sock_resource(rc, errno) ? an_cannot(who, what) : side_fail(who, what);
+}
+
 static int server(void *arg, void *res, const an_ctx *c)
 {
     const pcase *pc = arg;
@@ -177,14 +185,15 @@ static int server(void *arg, void *res, const an_ctx *c)
     sock_opts(&so, pc->mode, r);
     snprintf(port, sizeof port, "%u", c->port);
     an_netstat(r->ctr0);
-    if (dw_sock_listen(&lfd, AN_ADDR_B, port, err, sizeof err))
-        return side_fail("listen", err);
+    int rc = dw_sock_listen(&lfd, AN_ADDR_B, port, err, sizeof err);
+    if (rc)
+        return sock_fail("listen", rc, err);
     /* MSS 536: advertised in our SYN-ACK, so the sender's EMSS */
     if (mss && setsockopt(lfd, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof mss))
         return side_fail("listen", "TCP_MAXSEG refused");
     an_ready(c);
-    if (dw_sock_accept(&s, lfd, &so, err, sizeof err))
-        return side_fail("accept", err);
+    if ((rc = dw_sock_accept(&s, lfd, &so, err, sizeof err)) != 0)
+        return sock_fail("accept", rc, err);
     ssize_t n;
     while ((n = dw_sock_recv(s)) > 0)
         ;
@@ -192,7 +201,7 @@ static int server(void *arg, void *res, const an_ctx *c)
     dw_sock_close(s);
     close(lfd);
     an_netstat(r->ctr);
-    return r->rc ? side_fail("receive", dw_strerror(r->rc)) : 0;
+    return r->rc ? sock_fail("receive", r->rc, dw_strerror(r->rc)) : 0;
 }
 
 static int client(void *arg, void *res, const an_ctx *c)
@@ -214,9 +223,14 @@ static int client(void *arg, void *res, const an_ctx *c)
         if (an_ddp_records(buf + i * ulen, ulen, v + i, 1, ulen - DW_DDP_TAGGED_HDR_LEN, ulen,
                            0x100 + (uint32_t)i) != 1)
             break;
-    if (!buf || !v || dw_sock_connect(&s, AN_ADDR_B, port, &so, err, sizeof err)) {
+    if (!buf || !v) {
         free(buf), free(v);
-        return side_fail("connect", buf && v ? err : "out of memory");
+        return an_cannot("records", "out of memory");
+    }
+    int cr = dw_sock_connect(&s, AN_ADDR_B, port, &so, err, sizeof err);
+    if (cr) {
+        free(buf), free(v);
+        return sock_fail("connect", cr, err);
     }
     dw_sock_info info;
     dw_sock_info_get(s, &info);
@@ -235,7 +249,7 @@ static int client(void *arg, void *res, const an_ctx *c)
     dw_sock_close(s);
     free(buf), free(v);
     an_netstat(r->ctr);
-    return r->rc ? side_fail("send", dw_strerror(r->rc)) : 0;
+    return r->rc ? sock_fail("send", r->rc, dw_strerror(r->rc)) : 0;
 }
 
 /* Measured ------------------------------------------------------------------ */
@@ -251,8 +265,9 @@ static int measure_one(const an_net *net, pcase *pc, uint16_t port, pmeas *m)
     pres sr = {0}, cr = {0};
     an_counts k;
     memset(&k, 0, sizeof k);
-    if (an_run(net, port, server, client, pc, &sr, &cr, sizeof sr, &k))
-        return 1;
+    int rc = an_run(net, port, server, client, pc, &sr, &cr, sizeof sr, &k);
+    if (rc)
+        return rc; /* 5: could not complete */
     if (sr.ulpdus != pc->count || sr.octets != pc->count * pc->ulen) {
         fprintf(stderr, "ddpwire analyze packing: %llu ULPDUs arrived of %llu\n",
                 (unsigned long long)sr.ulpdus, (unsigned long long)pc->count);

@@ -310,7 +310,7 @@ static int cmd_sim(int argc, char **argv, const char *pcap)
     tap_ctx t = {0};
     t.verbose = o.verbose;
     t.buf = malloc(65536 + 128);
-    dw_ipoib_fabric_callbacks cb = {NULL, tap, on_event};
+    dw_ipoib_fabric_callbacks cb = {NULL, tap, on_event, NULL};
     o.po.cb = &cb;
     o.po.cb_user_data = &t;
     dw_ipoib_pair_result r;

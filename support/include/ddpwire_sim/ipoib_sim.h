@@ -83,6 +83,14 @@ typedef struct dw_ipoib_fabric_callbacks {
     void (*tap)(dw_ipoib_fabric *f, const dw_ipoib_msg *m, void *user_data);
     /** Optional: node events of every host (host index first). */
     void (*on_event)(dw_ipoib_fabric *f, int host, const dw_ipoib_event *ev, void *user_data);
+    /** Optional (tests): sees each message a host's node posts (its send_ud,
+     * send_cm or send_conn callback, len octets with the IPoIB header)
+     * before the fabric takes it; a negative return refuses the post and is
+     * what that callback returns to the node, as a failing ibv_post_send
+     * (DW_ERR_NOMEM: the adapter ran out of memory). The node passes a
+     * refused data post on (dw_ipoib_node_send()); it ignores a CM post's. */
+    int (*post)(dw_ipoib_fabric *f, int host, dw_ipoib_msg_kind kind, size_t len,
+                void *user_data);
 } dw_ipoib_fabric_callbacks;
 
 int dw_ipoib_fabric_new(dw_ipoib_fabric **pf, const dw_ipoib_fabric_settings *s,

@@ -14,7 +14,8 @@
  * lost, MPA 7.3). Everything follows from the seed.
  *
  * Time is counted in slots, one per segment first sent. The simulator
- * allocates as it builds its schedule (it is not protocol code).
+ * allocates as it builds its schedule (dw_netsim_new(), dw_netsim_recover();
+ * never dw_netsim_next()), every time through settings.mem.
  *
  * Test equipment: part of the uninstalled support library ddpwire_sim
  * (support/), linked by the tests, fuzzers and the CLI; not in libddpwire.
@@ -22,6 +23,7 @@
 #ifndef DDPWIRE_SIM_NETSIM_H
 #define DDPWIRE_SIM_NETSIM_H
 
+#include <ddpwire/mem.h>
 #include <ddpwire/mpa_seg.h>
 
 #ifdef __cplusplus
@@ -52,6 +54,9 @@ typedef struct dw_netsim_settings {
     uint32_t reorder_max;  /* default 8 */
     uint32_t rto;          /* slots until lost segments are sent again (default 16) */
     uint32_t recut_ppm;    /* chance they go out under new cuts (default 750000) */
+    /* Optional: carries every allocation of the simulator (NULL: the C
+     * library's); must outlive it. */
+    const dw_mem *mem;
 } dw_netsim_settings;
 
 void dw_netsim_settings_default(dw_netsim_settings *s);
@@ -77,7 +82,8 @@ typedef struct dw_netsim_stats {
 /*
  * Builds the schedule for the stream wire[0, len) made of the n FPDUs
  * described by fpdus (back to back from offset 0). The stream must stay
- * valid while segments are handed out. 0, DW_ERR_INVAL or DW_ERR_NOMEM.
+ * valid while segments are handed out. 0, DW_ERR_INVAL or DW_ERR_NOMEM
+ * (an allocation failed: nothing is left allocated, *ps is NULL).
  */
 int dw_netsim_new(dw_netsim **ps, const dw_netsim_settings *set,
                   const uint8_t *wire, size_t len,
@@ -92,7 +98,8 @@ int dw_netsim_next(dw_netsim *s, dw_netsim_seg *out);
  * blocks: schedules what it lacks again (cut at EMSS, none lost), as a
  * TCP sender does after a retransmission timeout. Returns the segments
  * added (0: the receiver has everything), or DW_ERR_NOMEM when the
- * schedule could not grow (then nothing is added).
+ * schedule could not grow: then nothing is added and the simulator is as
+ * it was (what is still scheduled arrives; the call may be made again).
  */
 ssize_t dw_netsim_recover(dw_netsim *s, uint32_t ack,
                           const dw_mpa_seg_range *sack, size_t nsack);

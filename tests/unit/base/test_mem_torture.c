@@ -206,6 +206,7 @@ static unsigned long torture_digest(const char *name, int (*scenario)(const dw_m
 }
 
 #include "mem_torture_check.h"
+#include "mem_torture_sim.h"
 
 int main(void)
 {
@@ -216,5 +217,6 @@ int main(void)
     torture("TCP RDMA option receiver", tcpopt_new);
     torture("QP", qp_new);
     mem_torture_check();
+    mem_torture_sim();
     return dw_test_finish();
 }

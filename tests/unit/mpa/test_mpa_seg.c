@@ -4,8 +4,8 @@
  * hand-built streams: aligned segments placed on arrival with no store,
  * markers then lengths, header alignment only as a hint, error 3 in each
  * of its forms and error 2 on both paths, the store-full fallback,
- * sequence wrap, duplicates, no markers, the API. The simulated runs are
- * in test_mpa_seg_sim.c.
+ * sequence wrap, duplicates, no markers, the in-order fast path's guard,
+ * the API. The simulated runs are in test_mpa_seg_sim.c.
  */
 #include <ddpwire/mpa_seg.h>
 
@@ -629,6 +629,43 @@ static void test_no_markers(void)
     scen_close(&sc);
 }
 
+/*
+ * The in-order fast path (a segment at the in-order point, its FPDUs
+ * judged one by one straight from it) is taken only when nothing is
+ * pending: here exactly one kind of position is pending with nothing held
+ * (store 0), and a whole in-order FPDU must still go the full way: an
+ * FPDU placed early is delivered after it, a stale hint or anchor is
+ * dropped (the close is clean).
+ */
+static void test_fast_path_only_when_nothing_pending(void)
+{
+    size_t sizes[3] = {600, 600, 600};
+    for (int kind = 0; kind < 3; kind++) {
+        scen sc;
+        scen_open(&sc, sizes, 3, 7, 0, 1);
+        dw_mpa_seg_range sack[2];
+        if (kind == 0) { /* a hint at 100 (4-aligned, no marker inside) */
+            CHECK(feed(&sc, 100, 200) == 0);
+        } else if (kind == 1) { /* the marker at 512 names FPDU 0: an anchor */
+            CHECK(feed(&sc, 510, 530) == 0);
+        } else { /* FPDU 1 placed early; FPDU 2's CRC fails: not placed */
+            CHECK(feed_fpdu(&sc, 1) == 0);
+            sc.w[fo(&sc, 2) + 50] ^= 1;
+            CHECK(feed_fpdu(&sc, 2) == 0);
+            sc.w[fo(&sc, 2) + 50] ^= 1;
+            CHECK(dw_mpa_seg_sack(sc.r, sack, 2) == 1 && sack[0].seq == 7 + fo(&sc, 1));
+        }
+        dw_mpa_seg_stats x = stats(&sc);
+        CHECK(x.fallbacks == 1 && x.held == 0 && !x.hints_dropped && !sc.k.errors);
+        CHECK(feed_fpdu(&sc, 0) == 0);
+        static const int want0[] = {1, -1}, want2[] = {2, 1, -1, -2};
+        CHECK(kind == 2 ? events_are(&sc, want2, 4) : events_are(&sc, want0, 2));
+        CHECK(dw_mpa_seg_sack(sc.r, sack, 2) == 0);
+        CHECK(dw_mpa_seg_close(sc.r, DW_CLOSE_FIN) == 0 && sc.k.err.clean);
+        scen_close(&sc);
+    }
+}
+
 static int reenter_rc;
 static void reenter_place(dw_mpa_seg *r, const uint8_t *d, const dw_mpa_seg_pdu *p,
                           void *u)
@@ -710,6 +747,7 @@ int main(void)
     RUN(test_seq_wrap);
     RUN(test_s51_duplicates_ignored);
     RUN(test_no_markers);
+    RUN(test_fast_path_only_when_nothing_pending);
     RUN(test_api);
     return dw_test_finish();
 }

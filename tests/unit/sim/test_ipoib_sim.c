@@ -191,7 +191,7 @@ static dw_ipoib_node_settings kind(const char *name, uint32_t ip)
 static dw_ipoib_fabric *mk(ctx *c, const dw_ipoib_node_settings *a,
                            const dw_ipoib_node_settings *b, unsigned defer)
 {
-    static dw_ipoib_fabric_callbacks cb = {tamper_cb, tap_cb, NULL};
+    static dw_ipoib_fabric_callbacks cb = {tamper_cb, tap_cb, NULL, NULL};
     dw_ipoib_fabric_settings fs;
     dw_ipoib_fabric_settings_default(&fs);
     fs.defer_permille = defer;
@@ -717,7 +717,7 @@ static int bad_cm_type(dw_ipoib_fabric *f, dw_ipoib_msg *m, void *ud)
 static void test_node_error_is_recorded(void)
 {
     unsigned fired = 0;
-    dw_ipoib_fabric_callbacks cb = {bad_cm_type, NULL, NULL};
+    dw_ipoib_fabric_callbacks cb = {bad_cm_type, NULL, NULL, NULL};
     dw_ipoib_pair_settings o;
     dw_ipoib_pair_settings_default(&o);
     o.bulk = 16u << 10;
@@ -763,6 +763,119 @@ static void test_pair_run_nomem(void)
     fprintf(stderr, "pair run: %lu allocations, each failed once: DW_ERR_NOMEM\n", total);
 }
 
+/* ---- a node that runs out of memory mid-run ---- */
+
+/* The post hook: counts host A's UD posts (ARP, then the bulk data of a
+ * UD link) and all posts, and refuses one of them with DW_ERR_NOMEM, as an
+ * adapter out of memory would (a failing ibv_post_send): the fail_at-th of
+ * host A's UD posts (all 0) or of all posts (all 1); fail_at 0: none. */
+typedef struct posts {
+    unsigned long ud_a, any, fail_at;
+    int all, failed;
+} posts;
+
+static int post_cb(dw_ipoib_fabric *f, int host, dw_ipoib_msg_kind kind, size_t len, void *ud)
+{
+    posts *p = ud;
+    (void)f, (void)len;
+    unsigned long k = p->all ? ++p->any : host == 0 && kind == DW_IPOIB_MSG_UD ? ++p->ud_a : 0;
+    p->any += !p->all;
+    if (k && k == p->fail_at && !p->failed) {
+        p->failed = 1;
+        return DW_ERR_NOMEM;
+    }
+    return 0;
+}
+
+/* Long after creation (the address resolved, the bulk data flowing) host
+ * A's node gets DW_ERR_NOMEM from a post and returns it from
+ * dw_ipoib_node_send(): the fabric records it (the first error, the call,
+ * node_errors) and stops, every later step says DW_ERR_NOMEM doing
+ * nothing, and dw_ipoib_pair_run() returns DW_ERR_NOMEM (no verdict on half
+ * a run); nothing is left allocated. */
+static void test_node_nomem_mid_run(void)
+{
+    size_t a = (size_t)dw_ipoib_kind_find("draft-ud");
+    counting c = {0, 0, 0};
+    dw_mem m = {&c, t_malloc, t_free, t_calloc, t_realloc};
+    posts p = {0, 0, 0, 0, 0};
+    dw_ipoib_fabric_callbacks cb = {NULL, NULL, NULL, post_cb};
+    dw_ipoib_pair_settings o;
+    dw_ipoib_pair_settings_default(&o);
+    o.bulk = 64u << 10;
+    o.cb = &cb;
+    o.cb_user_data = &p;
+    o.mem = &m;
+    dw_ipoib_pair_result r;
+    CHECK_EQ_U(dw_ipoib_pair_run(a, a, &o, &r), 0); /* the full run, counted */
+    CHECK(r.ok);
+    unsigned long ud_a = p.ud_a, allocs = c.calls;
+    CHECK(ud_a > 30); /* 64 KiB in 2044-octet datagrams */
+    CHECK_EQ_U(c.live, 0);
+
+    /* a fabric of its own, to see the steps: host A's 20th UD post fails */
+    dw_ipoib_node_settings sa = kind("draft-ud", IP_A), sb = kind("draft-ud", IP_B);
+    dw_ipoib_fabric_settings fs;
+    dw_ipoib_fabric_settings_default(&fs);
+    fs.mem = &m;
+    p = (posts){0, 0, 20, 0, 0};
+    c = (counting){0, 0, 0};
+    dw_ipoib_fabric *f = NULL;
+    CHECK_EQ_U(dw_ipoib_fabric_new(&f, &fs, &cb, &p), 0);
+    CHECK_EQ_U(dw_ipoib_fabric_add_host(f, &sa), 0);
+    CHECK_EQ_U(dw_ipoib_fabric_add_host(f, &sb), 1);
+    CHECK_EQ_U(dw_ipoib_fabric_bulk(f, 0, IP_B, 5001, 64u << 10), 0);
+    unsigned long made = c.calls;
+    int rc = 1;
+    uint64_t steps = 0;
+    while (rc == 1 && steps < 1000000)
+        rc = dw_ipoib_fabric_step(f), steps++;
+    CHECK_EQ_U((unsigned)-rc, (unsigned)-DW_ERR_NOMEM);
+    CHECK(p.failed);
+    CHECK_EQ_U(c.calls, made); /* no allocation since creation */
+    /* mid-run: B has had a dozen of the bulk packets */
+    CHECK(dw_ipoib_fabric_stats_get(f)->delivered >= 10);
+    CHECK(dw_ipoib_fabric_host_stats_get(f, 1)->bulk_pkts_rcvd >= 10);
+    const dw_ipoib_host_stats *ha = dw_ipoib_fabric_host_stats_get(f, 0);
+    CHECK(ha->bulk_pkts_sent >= 15 && ha->bulk_pkts_sent < ud_a);
+    const char *call = NULL;
+    CHECK_EQ_U((unsigned)-dw_ipoib_fabric_error(f, &call), (unsigned)-DW_ERR_NOMEM);
+    CHECK(call && !strcmp(call, "dw_ipoib_node_send"));
+    CHECK_EQ_U(dw_ipoib_fabric_stats_get(f)->node_errors, 1);
+    CHECK_EQ_U(ha->send_errors, 1);
+    uint64_t st = dw_ipoib_fabric_stats_get(f)->steps, sent = ha->bulk_pkts_sent;
+    CHECK_EQ_U((unsigned)-dw_ipoib_fabric_step(f), (unsigned)-DW_ERR_NOMEM); /* stopped */
+    CHECK_EQ_U(dw_ipoib_fabric_stats_get(f)->steps, st);
+    CHECK_EQ_U(ha->bulk_pkts_sent, sent);
+    dw_ipoib_fabric_del(f);
+    CHECK_EQ_U(c.live, 0);
+
+    /* the pair: each of host A's UD posts refused once. The first five
+     * (the ARP request, the four packets that waited for the address) go
+     * from within the node's ARP handling, which takes a refused post as a
+     * lost datagram (dw_ipoib_node_tick() and the pending queue return
+     * nothing): those end as a failed pair, or an ok one after ARP's retry.
+     * Every later one is a dw_ipoib_node_send() of the host's: DW_ERR_NOMEM. */
+    unsigned long nomem = 0, lost = 0;
+    for (unsigned long k = 1; k <= ud_a; k++) {
+        p = (posts){0, 0, k, 0, 0};
+        c = (counting){0, 0, 0};
+        rc = dw_ipoib_pair_run(a, a, &o, &r);
+        CHECK(p.failed);
+        CHECK_EQ_U(c.live, 0);
+        if (k <= 5 && rc == 0) {
+            lost++;
+            continue;
+        }
+        CHECK_EQ_U((unsigned)-rc, (unsigned)-DW_ERR_NOMEM);
+        nomem += rc == DW_ERR_NOMEM;
+    }
+    CHECK(nomem >= ud_a - 5);
+    fprintf(stderr, "pair run: host A's %lu UD posts (%lu allocations, all at creation), each "
+                    "refused once: %lu DW_ERR_NOMEM, %lu taken as lost by the node's ARP\n",
+            ud_a, allocs, nomem, lost);
+}
+
 int main(void)
 {
     RUN(test_matrix_every_pair);
@@ -788,5 +901,6 @@ int main(void)
     RUN(test_settings_refused);
     RUN(test_node_error_is_recorded);
     RUN(test_pair_run_nomem);
+    RUN(test_node_nomem_mid_run);
     return dw_test_finish();
 }
