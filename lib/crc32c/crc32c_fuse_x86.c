@@ -462,7 +462,8 @@ INLINE T_AVX2C uint32_t sp_finish(const __m256i *x, const uint64_t *cc, size_t k
 T_AVX2C uint32_t dw_crc32c_strip_avx2(uint32_t reg, const uint8_t *in,
                                       uint8_t *dst, size_t j)
 {
-    /* kc periods per chain, 3 kc + (j - 6 kc) periods folded */
+    /* kc periods per chain, 3 kc + (j - 6 kc) periods folded (j / 6 led
+     * j / 5, j / 7 and 2 j / 13 on Zen 3, issue 28; so in gp_run) */
     size_t kc = j / 6, l = 512 * kc, kv = j - 3 * kc;
     const uint8_t *s = in + 512 * kv;
     uint8_t *ds = dst + 508 * kv;

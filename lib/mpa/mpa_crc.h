@@ -104,6 +104,29 @@ uint32_t dw_mpa_chunk_rx(const dw_mpa_img *im, const uint8_t *wire,
 uint32_t dw_mpa_chunk_rx_run(const uint8_t *in, uint8_t *dst, size_t j,
                              uint32_t reg);
 
+/* The sender's iovecs over whole marker periods (MPA 7.1): n pairs of
+ * {o + 4 i, 4} (the marker, its dword written at o + 4 i with FPDUPTR
+ * ptr + 512 i) and {pu + 508 i, 508} (the ULPDU octets after it), at v.
+ * AVX2 stores where the CPU has it (lib/mpa/mpa_crc_x86.c), else _sw
+ * (lib/mpa/mpa_crc_chunk.c), one 32-octet store a pair. */
+void dw_mpa_iov_periods(struct iovec *v, uint8_t *o, const uint8_t *pu,
+                        uint32_t n, uint32_t ptr);
+void dw_mpa_iov_periods_sw(struct iovec *v, uint8_t *o, const uint8_t *pu,
+                           uint32_t n, uint32_t ptr);
+
+/* The receiver's per-period work over n whole periods from a marker at
+ * m (MPA 7.1), AVX2 where the CPU has it, else _sw:
+ * dw_mpa_iov_pieces: n iovecs {m + 4 + 512 i, 508} (the ULPDU octets
+ * after each marker) at v;
+ * dw_mpa_markers_bad: nonzero when a marker's FPDUPTR (its last two
+ * octets, big-endian, the two reserved low bits ignored: MPA 6.1) is
+ * neither a + 512 i nor b + 512 i (mod 2^16): the FPDU's start counted
+ * from the marker's place by either reading of MPA 7.1. */
+void dw_mpa_iov_pieces(struct iovec *v, const uint8_t *m, uint32_t n);
+void dw_mpa_iov_pieces_sw(struct iovec *v, const uint8_t *m, uint32_t n);
+int dw_mpa_markers_bad(const uint8_t *m, uint32_t n, uint32_t a, uint32_t b);
+int dw_mpa_markers_bad_sw(const uint8_t *m, uint32_t n, uint32_t a, uint32_t b);
+
 /* The kernels for the CRC32c implementation in use now: the AVX-512 ones,
  * the chunked ones for the other x86 paths, or NULL for the portable
  * reference (callers then chain dw_crc32c() over the pieces). */

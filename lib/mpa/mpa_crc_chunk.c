@@ -137,3 +137,31 @@ uint32_t dw_mpa_chunk_rx_run(const uint8_t *in, uint8_t *dst, size_t j,
     }
     return reg;
 }
+
+void dw_mpa_iov_periods_sw(struct iovec *v, uint8_t *o, const uint8_t *pu,
+                           uint32_t n, uint32_t ptr)
+{
+    for (uint32_t i = 0; i < n; i++, v += 2, o += 4, pu += 508, ptr += 512) {
+        uint32_t p16 = ptr & 0xffffu; /* MPA 7.1: FPDUPTR big-endian */
+        uint32_t d = (p16 >> 8 | (p16 & 0xffu) << 8) << 16;
+        memcpy(o, &d, 4);
+        v[0] = (struct iovec){o, 4};
+        v[1] = (struct iovec){(void *)(uintptr_t)pu, 508};
+    }
+}
+
+void dw_mpa_iov_pieces_sw(struct iovec *v, const uint8_t *m, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++, m += 512)
+        v[i] = (struct iovec){(void *)(uintptr_t)(m + 4), 508};
+}
+
+int dw_mpa_markers_bad_sw(const uint8_t *m, uint32_t n, uint32_t a, uint32_t b)
+{
+    int bad = 0;
+    for (uint32_t i = 0; i < n; i++, m += 512, a += 512, b += 512) {
+        uint32_t p = (uint32_t)(m[2] << 8 | (m[3] & 0xfcu));
+        bad |= p != (a & 0xffffu) && p != (b & 0xffffu);
+    }
+    return bad;
+}

@@ -27,3 +27,19 @@ uint32_t dw_mpa_crc_short(const uint8_t *u, uint32_t len, uint32_t lead,
     (void)has_end_mk; /* never called, as above */
     return 0;
 }
+
+void dw_mpa_iov_periods(struct iovec *v, uint8_t *o, const uint8_t *pu,
+                        uint32_t n, uint32_t ptr)
+{
+    dw_mpa_iov_periods_sw(v, o, pu, n, ptr);
+}
+
+void dw_mpa_iov_pieces(struct iovec *v, const uint8_t *m, uint32_t n)
+{
+    dw_mpa_iov_pieces_sw(v, m, n);
+}
+
+int dw_mpa_markers_bad(const uint8_t *m, uint32_t n, uint32_t a, uint32_t b)
+{
+    return dw_mpa_markers_bad_sw(m, n, a, b);
+}

@@ -80,7 +80,8 @@ static int mpa_rx_new_latest(dw_mpa_rx **prx, const dw_mpa_rx_settings *settings
     rx->set = *settings;
     if (rx->set.buf_size > 65535)
         rx->set.buf_size = 65535; /* the largest ULPDU_Length */
-    rx->buf = rx->set.buf_size ? dw_mem_malloc(rx->set.mem, rx->set.buf_size) : NULL;
+    /* + 2: the ULPDU goes at buf + 2 (see ulpdu_dst) */
+    rx->buf = rx->set.buf_size ? dw_mem_malloc(rx->set.mem, rx->set.buf_size + 2) : NULL;
     if (rx->set.buf_size && !rx->buf) {
         dw_mem_free(settings->mem, rx);
         return DW_ERR_NOMEM;
@@ -173,14 +174,18 @@ static void begin_fpdu(dw_mpa_rx *rx, uint64_t at)
 
 /* Where a ULPDU that cannot be delivered in place goes: the caller's
  * buffer when get_buffer gives one, else our own if it is long enough;
- * NULL (and nothing more taken) when neither is there. */
+ * NULL (and nothing more taken) when neither is there. Our own puts it
+ * 2 octets past a malloc boundary, as on the wire (2 mod 4 from the FPDU's
+ * start, so its octets after each marker land on dwords): the strip
+ * kernel's stores are then 4-aligned, 0.83-0.89x of CRC-only alone on
+ * Zen 3 against 0.65-0.75x at 2 mod 4 (28-big). */
 static uint8_t *ulpdu_dst(dw_mpa_rx *rx, size_t ulen)
 {
     static uint8_t none[1]; /* an empty ULPDU needs no room */
     uint8_t *d = ulen && rx->cb.get_buffer ? rx->cb.get_buffer(rx, ulen, rx->user)
                                            : NULL;
     if (!d)
-        d = !ulen ? none : ulen <= rx->set.buf_size ? rx->buf : NULL;
+        d = !ulen ? none : ulen <= rx->set.buf_size ? rx->buf + 2 : NULL;
     rx->nobuf = !d;
     return d;
 }
@@ -252,16 +257,15 @@ static void strip_copy(dw_mpa_rx *rx, const uint8_t *in, size_t ulen,
 static int ulpdu_pieces(struct iovec *iov, const uint8_t *in, size_t u,
                         size_t ulen, size_t m)
 {
-    int k = 0;
-    while (ulen) { /* m > u: u is 2 mod 4 or just past a marker */
-        size_t take = m - u < ulen ? m - u : ulen;
-        iov[k].iov_base = (void *)(uintptr_t)(in + u);
-        iov[k++].iov_len = take;
-        ulen -= take;
-        u = m + DW_MPA_MARKER_LEN;
-        m += DW_MPA_MARKER_INTERVAL;
-    }
-    return k;
+    /* m > u, a marker inside: the piece before it, whole 508-octet pieces
+     * (dw_mpa_iov_pieces, 28-big), the rest */
+    iov[0] = (struct iovec){(void *)(uintptr_t)(in + u), m - u};
+    ulen -= m - u;
+    uint32_t f = (uint32_t)((ulen - 1) / 508);
+    dw_mpa_iov_pieces(iov + 1, in + m, f);
+    iov[f + 1] = (struct iovec){(void *)(uintptr_t)(in + m + 512 * (size_t)f + 4),
+                                ulen - 508 * (size_t)f};
+    return (int)f + 2;
 }
 
 /* dw_mpa_fpdu_len() inline: the FPDU at stream offset off with a ULPDU of
@@ -300,11 +304,11 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
     const uint8_t *data = in + lead + 2;
     /* Markers at positions 512k in [off, off + flen). */
     uint64_t first = (rx->off + DW_MPA_MARKER_INTERVAL - 1) & ~(uint64_t)511;
-    int inside = 0; /* a marker within the ULPDU octets */
-    for (uint64_t m = first; mk && m < rx->off + flen; m += 512) {
-        check_marker(rx, in + (m - rx->off), m);
-        inside |= m > rx->hdr_off && m < rx->hdr_off + 2 + ulen;
-    }
+    uint64_t m = first, end = rx->off + flen;
+    if (mk && m == rx->off) /* leading (then m < end) */
+        check_marker(rx, in, m), m += DW_MPA_MARKER_INTERVAL;
+    uint32_t nm = mk && m < end ? (uint32_t)((end - m + 511) / 512) : 0;
+    int inside = nm && m < rx->hdr_off + 2 + ulen; /* in the ULPDU octets */
     if (!inside || rx->iov_fn) /* the CRC over the wire octets alone */
         rx->crc = crc_add(rx, 0, in, flen - 4);
     if (inside && rx->iov_fn) { /* the ULPDU as pieces between markers */
@@ -317,6 +321,11 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
         strip_copy(rx, in, ulen, dst);
         data = dst;
     }
+    /* the other markers in one call (28-big), after the CRC: in L1 now */
+    if (nm && rx->set.check_markers)
+        rx->marker_bad |= dw_mpa_markers_bad(in + (m - rx->off), nm,
+                                             (uint32_t)(m - rx->fpdu_off),
+                                             (uint32_t)(m - rx->hdr_off));
     rx->off += flen;
     int rc = finish(rx, dw_crc32c_load(in + flen - 4), data);
     return rc ? rc : (ssize_t)flen;
@@ -376,10 +385,12 @@ static ssize_t periods_step(dw_mpa_rx *rx, const uint8_t *in, size_t n)
     if (j < RUN_MIN)
         return 0;
     const dw_mpa_crc_ops *ops = dw_mpa_crc_fast();
-    for (size_t k = 0; k < j; k++)
-        check_marker(rx, in + 512 * k, rx->off + 512 * k);
     rx->crc = ~(ops ? ops->rx_run : dw_mpa_chunk_rx_run)(in, rx->dst + rx->got,
                                                           j, ~rx->crc);
+    if (rx->set.check_markers) /* after the kernel (in L1); never leading */
+        rx->marker_bad |= dw_mpa_markers_bad(in, (uint32_t)j,
+                                             (uint32_t)(rx->off - rx->fpdu_off),
+                                             (uint32_t)(rx->off - rx->hdr_off));
     rx->got += 508 * j;
     rx->off += 512 * j;
     if (!(rx->body_left -= 508 * j))

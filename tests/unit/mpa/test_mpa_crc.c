@@ -15,7 +15,7 @@
 
 static uint8_t ulpdu[MAXU + 2 * GUARD];
 static uint8_t ref[IMG_MAX];
-static uint8_t buf[IMG_MAX + 2 * GUARD];
+static uint8_t buf[IMG_MAX + 2 * GUARD + 4];
 static uint64_t seed;
 
 /* Reference image: MPA 6 and 7.1 applied octet by octet. */
@@ -100,9 +100,12 @@ static void one_case(const dw_mpa_crc_ops *ops, uint32_t pos, size_t len,
         CHECK_EQ_U(ops->tx(&ih, buf + GUARD), want);
         CHECK(memcmp(buf + GUARD, ref, n) == 0 && guards_ok(buf, n));
     }
-    memset(buf, 0x5A, len + 2 * GUARD);
-    CHECK_EQ_U(ops->rx(&im, ref, buf + GUARD), want);
-    CHECK(memcmp(buf + GUARD, u, len) == 0 && guards_ok(buf, len));
+    /* the destination at every alignment mod 4 (the receiver's own buffer
+     * puts it at 2 mod 4, a caller's may be anywhere) */
+    size_t da = (len + pos / 4) % 4;
+    memset(buf, 0x5A, len + 2 * GUARD + 4);
+    CHECK_EQ_U(ops->rx(&im, ref, buf + da + GUARD), want);
+    CHECK(memcmp(buf + da + GUARD, u, len) == 0 && guards_ok(buf + da, len));
 }
 
 static void sweep(const dw_mpa_crc_ops *ops, uint32_t pos0, size_t maxlen,
@@ -184,10 +187,77 @@ static void test_sender_paths_agree(void)
         }
 }
 
+/* The sender's iovecs over whole periods (dw_mpa_iov_periods, AVX2 where
+ * the CPU has it) against the MPA 7.1 marker and layout spelled out, for
+ * every count up to past three vector blocks and FPDUPTRs that wrap. */
+static void test_iov_periods(void)
+{
+    static struct iovec v[2 * 40 + 2];
+    static uint8_t o[4 * 40 + 4];
+    static const uint32_t ptrs[] = {2, 6, 510, 0xfdfeu, 0xfffeu, 0x1fffeu};
+    const uint8_t *pu = ulpdu + GUARD + 1;
+    for (size_t p = 0; p < sizeof ptrs / sizeof ptrs[0]; p++)
+        for (uint32_t n = 0; n <= 40; n++) {
+            memset(v, 0xa5, sizeof v);
+            memset(o, 0xa5, sizeof o);
+            dw_mpa_iov_periods(v, o, pu, n, ptrs[p]);
+            int ok = 1;
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t f = (ptrs[p] + 512 * i) & 0xffffu;
+                ok &= o[4 * i] == 0 && o[4 * i + 1] == 0 &&
+                      o[4 * i + 2] == (uint8_t)(f >> 8) && o[4 * i + 3] == (uint8_t)f;
+                ok &= v[2 * i].iov_base == o + 4 * i && v[2 * i].iov_len == 4;
+                ok &= v[2 * i + 1].iov_base == pu + 508 * i && v[2 * i + 1].iov_len == 508;
+            }
+            ok &= o[4 * n] == 0xa5 && ((uint8_t *)&v[2 * n])[0] == 0xa5; /* no more */
+            CHECK(ok);
+        }
+}
+
+/* The receiver's per-period helpers (dw_mpa_iov_pieces, dw_mpa_markers_bad;
+ * AVX2 where the CPU has it) against MPA 7.1 spelled out: every count up
+ * to past three vector blocks, a wrong FPDUPTR at every place, either
+ * reading accepted, the reserved bits (MPA 6.1) ignored. */
+static void put_ptr(uint8_t *m, uint32_t p)
+{
+    m[0] = 0xa0, m[1] = 0x0b; /* reserved octets: not checked here */
+    m[2] = (uint8_t)(p >> 8), m[3] = (uint8_t)p;
+}
+
+static void test_rx_periods(void)
+{
+    static uint8_t w[512 * 41];
+    static struct iovec v[42];
+    static const uint32_t as[] = {4, 0x1fc, 0xfdfc, 0xfffc, 0x2fff8};
+    for (size_t t = 0; t < sizeof as / sizeof as[0]; t++)
+        for (uint32_t n = 0; n <= 40; n++) {
+            uint32_t a = as[t], b = a - 4;
+            memset(v, 0xa5, sizeof v);
+            dw_mpa_iov_pieces(v, w + 1, n);
+            int ok = ((uint8_t *)&v[n])[0] == 0xa5;
+            for (uint32_t i = 0; i < n; i++)
+                ok &= v[i].iov_base == w + 1 + 512 * i + 4 && v[i].iov_len == 508;
+            CHECK(ok);
+            for (uint32_t i = 0; i < n; i++) /* mixed readings, reserved bits set */
+                put_ptr(w + 512 * i, ((i & 1 ? a : b) + 512 * i) | (i % 3 ? 3u : 0u));
+            CHECK(!dw_mpa_markers_bad(w, n, a, b));
+            for (uint32_t i = 0; i < n; i++) {
+                uint8_t keep = w[512 * i + 2 + i % 2];
+                w[512 * i + 2 + i % 2] ^= (uint8_t)(i % 2 ? 4u << (i % 6) : 1u << (i % 8));
+                CHECK(dw_mpa_markers_bad(w, n, a, b));
+                CHECK(!dw_mpa_markers_bad(w, i, a, b)); /* only those before */
+                w[512 * i + 2 + i % 2] = keep;
+            }
+            CHECK(!n || dw_mpa_markers_bad(w, n, a + 8, b + 8)); /* another start */
+        }
+}
+
 int main(void)
 {
     seed = dw_test_seed();
     RUN(test_kernel_vs_reference);
     RUN(test_sender_paths_agree);
+    RUN(test_iov_periods);
+    RUN(test_rx_periods);
     return dw_test_finish();
 }
