@@ -10,6 +10,7 @@
 #include "base/bytes.h"
 #include "mpa/mpa_crc.h"
 #include "mpa/mpa_internal.h"
+#include "mpa/mpa_short.h"
 #include "base/mem.h"
 #include "base/versioned.h"
 
@@ -322,6 +323,77 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
     return rc ? rc : (ssize_t)flen;
 }
 
+/* Images (FPDU octets before the CRC field) up to this long take the
+ * short path: fewer than 508 octets hold at most one marker after the
+ * first octet (MPA 7.1). */
+#define SHORT_IMG_MAX 192u
+
+/*
+ * Short FPDUs back to back at the start of the input, no partial state,
+ * the CRC on the crc32 instruction (dw_mpa_crc_wire): per FPDU the
+ * length, one CRC call, the markers checked, delivery; no state machine.
+ * Anything else (a longer FPDU, one cut by the read, a CRC or marker that
+ * does not verify, no buffer) is left to whole_fpdu() and step(), which
+ * report it. Returns octets consumed.
+ */
+static size_t short_run(dw_mpa_rx *rx, const uint8_t *in, size_t n)
+{
+    const uint8_t *p = in;
+    uint64_t off = rx->off;
+    int mk = rx->set.markers, chk = rx->set.check_markers;
+    while (!rx->stop && !rx->failed) {
+        size_t o = mk ? (size_t)(off % DW_MPA_MARKER_INTERVAL) : 1;
+        size_t lead = o ? 0 : DW_MPA_MARKER_LEN, left = (size_t)(in + n - p);
+        if (left < lead + 2)
+            break;
+        size_t ulen = dw_get_be16(p + lead), img = lead + 2 + ulen + dw_mpa_pad_len(ulen);
+        /* the first marker after octet 0: 512 on from a leading one */
+        size_t m = mk ? DW_MPA_MARKER_INTERVAL - (lead ? 0 : o) : SIZE_MAX;
+        size_t in_mk = m <= img; /* inside the ULPDU, or after its PAD (7.2) */
+        img += DW_MPA_MARKER_LEN * in_mk;
+        if (img > SHORT_IMG_MAX || left < img + 4)
+            break;
+        if (chk && ((lead && (dw_get_be16(p + 2) & 0xfffc)) ||
+                    (in_mk && (dw_get_be16(p + m + 2) & 0xfffc) != m &&
+                     (dw_get_be16(p + m + 2) & 0xfffc) != m - lead)))
+            break; /* MPA 7.1: whole_fpdu() tells after the CRC */
+        if (dw_mpa_crc_wire(p, img) != dw_crc32c_load(p + img))
+            break;
+        const uint8_t *data = p + lead + 2;
+        size_t g = m - lead - 2; /* ULPDU octets before an inside marker */
+        rx->fpdu_off = off;
+        rx->hdr_off = off + lead;
+        rx->ulen = ulen;
+        if (in_mk && g < ulen) { /* MPA 7.1: a marker splits the ULPDU */
+            if (rx->iov_fn) {
+                rx->iov[0] = (struct iovec){(void *)(uintptr_t)data, g};
+                rx->iov[1] = (struct iovec){(void *)(uintptr_t)(p + m + 4), ulen - g};
+                rx->off = off += img + 4;
+                p += img + 4;
+                rx->stop = rx->iov_fn(rx, rx->iov, 2, ulen, rx->fpdu_off, rx->user) != 0;
+                continue;
+            }
+            uint8_t *dst = ulpdu_dst(rx, ulen);
+            if (!dst) {
+                rx->nobuf = 0; /* whole_fpdu() asks again and fails */
+                break;
+            }
+            memcpy(dst, data, g);
+            memcpy(dst + g, p + m + 4, ulen - g);
+            data = dst;
+        }
+        rx->off = off += img + 4;
+        p += img + 4;
+        if (rx->iov_fn) {
+            rx->iov[0] = (struct iovec){(void *)(uintptr_t)data, ulen};
+            rx->stop = rx->iov_fn(rx, rx->iov, 1, ulen, rx->fpdu_off, rx->user) != 0;
+        } else {
+            rx->stop = rx->cb.on_ulpdu(rx, data, ulen, rx->fpdu_off, rx->user) != 0;
+        }
+    }
+    return (size_t)(p - in);
+}
+
 /* One step of the octet-at-a-time machine: consumes 1..n octets. */
 static ssize_t marker_step(dw_mpa_rx *rx, const uint8_t *in, size_t n)
 {
@@ -430,8 +502,16 @@ ssize_t dw_mpa_rx_feed(dw_mpa_rx *rx, const void *in, size_t len)
     const uint8_t *p = in;
     size_t left = len;
     rx->stop = 0;
+    /* short FPDUs in a batch: the CRC path chosen once per read */
+    int fast = rx->set.crc && dw_mpa_crc_hw();
     while (left && !rx->stop && !rx->failed) { /* a callback may close */
         ssize_t r = 0;
+        if (fast && rx->st == ST_HDR && !rx->started) {
+            size_t k = short_run(rx, p, left);
+            p += k, left -= k;
+            if (!left || rx->stop || rx->failed)
+                break;
+        }
         if (rx->st == ST_HDR && !rx->started)
             r = whole_fpdu(rx, p, left);
         if (r == 0)
