@@ -328,6 +328,34 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
  * first octet (MPA 7.1). */
 #define SHORT_IMG_MAX 192u
 
+/* n octets (fewer than SHORT_IMG_MAX) in 16-octet moves, the last one
+ * overlapping: no call, no string instruction's start-up. */
+static inline void copy_short(uint8_t *d, const uint8_t *s, size_t n)
+{
+    if (n >= 16) {
+        for (size_t i = 0; i + 16 < n; i += 16)
+            memcpy(d + i, s + i, 16);
+        memcpy(d + n - 16, s + n - 16, 16);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        if (n > 8) {
+            uint64_t x, y;
+            memcpy(&x, s, 8);
+            memcpy(&y, s + n - 8, 8);
+            memcpy(d, &x, 8);
+            memcpy(d + n - 8, &y, 8);
+            return;
+        }
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+    }
+}
+
 /*
  * Short FPDUs back to back at the start of the input, no partial state,
  * the CRC on the crc32 instruction (dw_mpa_crc_wire): per FPDU the
@@ -336,12 +364,12 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
  * does not verify, no buffer) is left to whole_fpdu() and step(), which
  * report it. Returns octets consumed.
  */
-static size_t short_run(dw_mpa_rx *rx, const uint8_t *in, size_t n)
+static ssize_t short_run(dw_mpa_rx *rx, const uint8_t *in, size_t n)
 {
     const uint8_t *p = in;
     uint64_t off = rx->off;
-    int mk = rx->set.markers, chk = rx->set.check_markers;
-    while (!rx->stop && !rx->failed) {
+    int mk = rx->set.markers, chk = rx->set.check_markers, stop = 0;
+    while (!stop) {
         size_t o = mk ? (size_t)(off % DW_MPA_MARKER_INTERVAL) : 1;
         size_t lead = o ? 0 : DW_MPA_MARKER_LEN, left = (size_t)(in + n - p);
         if (left < lead + 2)
@@ -358,40 +386,39 @@ static size_t short_run(dw_mpa_rx *rx, const uint8_t *in, size_t n)
                      (dw_get_be16(p + m + 2) & 0xfffc) != m - lead)))
             break; /* MPA 7.1: whole_fpdu() tells after the CRC */
         if (dw_mpa_crc_wire(p, img) != dw_crc32c_load(p + img))
-            break;
+            break; /* whole_fpdu() reports it */
         const uint8_t *data = p + lead + 2;
         size_t g = m - lead - 2; /* ULPDU octets before an inside marker */
-        rx->fpdu_off = off;
-        rx->hdr_off = off + lead;
-        rx->ulen = ulen;
+        dw_mpa_rx_iov_fn fn = rx->iov_fn;
+        int k = 1;
+        rx->iov[0] = (struct iovec){(void *)(uintptr_t)data, ulen};
         if (in_mk && g < ulen) { /* MPA 7.1: a marker splits the ULPDU */
-            if (rx->iov_fn) {
-                rx->iov[0] = (struct iovec){(void *)(uintptr_t)data, g};
+            if (fn) {
+                rx->iov[0].iov_len = g;
                 rx->iov[1] = (struct iovec){(void *)(uintptr_t)(p + m + 4), ulen - g};
-                rx->off = off += img + 4;
-                p += img + 4;
-                rx->stop = rx->iov_fn(rx, rx->iov, 2, ulen, rx->fpdu_off, rx->user) != 0;
-                continue;
+                k = 2;
+            } else {
+                uint8_t *dst = ulpdu_dst(rx, ulen);
+                if (!dst) { /* as whole_fpdu(): the FPDU begun, nothing more */
+                    begin_fpdu(rx, off);
+                    rx->hdr_off = off + lead;
+                    rx->ulen = ulen;
+                    return DW_ERR_NOMEM;
+                }
+                copy_short(dst, data, g);
+                copy_short(dst + g, p + m + 4, ulen - g);
+                data = dst;
             }
-            uint8_t *dst = ulpdu_dst(rx, ulen);
-            if (!dst) {
-                rx->nobuf = 0; /* whole_fpdu() asks again and fails */
-                break;
-            }
-            memcpy(dst, data, g);
-            memcpy(dst + g, p + m + 4, ulen - g);
-            data = dst;
         }
+        rx->fpdu_off = off; /* the callbacks may ask for rx->off */
         rx->off = off += img + 4;
         p += img + 4;
-        if (rx->iov_fn) {
-            rx->iov[0] = (struct iovec){(void *)(uintptr_t)data, ulen};
-            rx->stop = rx->iov_fn(rx, rx->iov, 1, ulen, rx->fpdu_off, rx->user) != 0;
-        } else {
-            rx->stop = rx->cb.on_ulpdu(rx, data, ulen, rx->fpdu_off, rx->user) != 0;
-        }
+        stop = (fn ? fn(rx, rx->iov, k, ulen, rx->fpdu_off, rx->user)
+                   : rx->cb.on_ulpdu(rx, data, ulen, rx->fpdu_off, rx->user)) != 0;
+        rx->stop = stop;
+        stop |= rx->failed != 0; /* a callback may close */
     }
-    return (size_t)(p - in);
+    return (ssize_t)(p - in);
 }
 
 /* One step of the octet-at-a-time machine: consumes 1..n octets. */
@@ -507,8 +534,10 @@ ssize_t dw_mpa_rx_feed(dw_mpa_rx *rx, const void *in, size_t len)
     while (left && !rx->stop && !rx->failed) { /* a callback may close */
         ssize_t r = 0;
         if (fast && rx->st == ST_HDR && !rx->started) {
-            size_t k = short_run(rx, p, left);
-            p += k, left -= k;
+            ssize_t k = short_run(rx, p, left);
+            if (k < 0)
+                return k;
+            p += k, left -= (size_t)k;
             if (!left || rx->stop || rx->failed)
                 break;
         }
