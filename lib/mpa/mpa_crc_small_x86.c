@@ -122,88 +122,80 @@ INLINE T_SSE42 uint32_t short_crc(const uint8_t *u, uint32_t len, uint32_t lead,
     return ~(uint32_t)c;
 }
 
-/* x^(64 t) x^-32 mod P, t = 0..16: a shift by 8 t octets in the scaling
- * of crc32c_shift_tab.h's shift_lo_x32 (its entries 8 t). */
-static const uint32_t kx8[17] = {
-    0xd610d67eu, 0x82f63b78u, 0xa66805ebu, 0x790606ffu, 0x5d27e147u, 0x9c25531du,
-    0xec1631edu, 0x0e148e82u, 0x4f256efcu, 0x3a077781u, 0x1ce9d94bu, 0x041d3776u,
-    0x817cdc51u, 0xe0b99ccbu, 0xa11bfaf3u, 0x156c8e18u, 0x069db049u};
+/* One crc32 chain, unrolled: q qwords at p (q <= QW_MAX), one crc32 with
+ * a memory operand each, entered at the qword count (one predicted
+ * jump). Short FPDUs cost instructions more than latency: back-to-back
+ * FPDUs overlap in the CPU, so loop counters, index arithmetic and
+ * merging several chains (tried: three chains and a carry-less merge)
+ * cost more than the chain's 3 cycles a qword (measured on Zen 3). */
+#define QW_MAX 24u
+#define QW(k)                                                  \
+    case k:                                                    \
+        memcpy(&x, p - 8 * (k), 8);                            \
+        c = _mm_crc32_u64(c, x);                               \
+        __attribute__((fallthrough))
 
-/* Three crc32 chains (3 cycles a qword each) instead of one: c0 over
- * what comes first, c1 and c2 over t qwords each, merged as
- * c0 x^(128 t) + c1 x^(64 t) + c2 with one carry-less multiply each.
- * For a 64-octet ULPDU the one chain was ~30 cycles of latency per
- * FPDU, which back-to-back FPDUs could not hide. */
-INLINE T_CLMUL uint64_t merge3(uint64_t c0, uint64_t c1, uint64_t c2, uint32_t t)
+INLINE T_SSE42 uint64_t qwords(uint64_t c, const uint8_t *p, uint32_t q)
 {
-    __m128i a = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)(uint32_t)c0),
-                                     _mm_cvtsi32_si128((int)kx8[2 * t]), 0);
-    __m128i b = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)(uint32_t)c1),
-                                     _mm_cvtsi32_si128((int)kx8[t]), 0);
-    uint64_t m = (uint64_t)_mm_cvtsi128_si64(_mm_xor_si128(a, b)) << 1;
-    return (uint32_t)_mm_crc32_u64(0, m) ^ (uint32_t)c2;
+    uint64_t x;
+    p += 8 * (size_t)q; /* case k: the k-th qword from the end */
+    switch (q) {
+        QW(24); QW(23); QW(22); QW(21); QW(20); QW(19); QW(18); QW(17);
+        QW(16); QW(15); QW(14); QW(13); QW(12); QW(11); QW(10); QW(9);
+        QW(8); QW(7); QW(6); QW(5); QW(4); QW(3); QW(2); QW(1);
+    default:
+        break;
+    }
+    return c;
+}
+#undef QW
+
+/* Raw register c over n octets at p (n a multiple of 4, < 8 QW_MAX + 8). */
+INLINE T_SSE42 uint64_t dwords_short(uint64_t c, const uint8_t *p, uint32_t n)
+{
+    if (n & 4) {
+        uint32_t d;
+        memcpy(&d, p, 4);
+        c = _mm_crc32_u32((uint32_t)c, d);
+        p += 4;
+    }
+    return qwords(c, p, n / 8);
 }
 
-/* Tail chains per length: t qwords each, about a third of the n octets
- * (rounded up: c0 has the header's dwords too), c0 left at least `keep`
- * octets; at most 8 (the table's reach); 0: one chain. */
-INLINE uint32_t tail_qwords(uint32_t n, uint32_t keep)
-{
-    uint32_t t = (n + 16) / 24, most = n > keep ? (n - keep) / 16 : 0;
-    t = t < most ? t : most;
-    return t > 8 ? 8 : t;
-}
-
-/* The receiver's short images on one chain: FPDUs back to back overlap
- * in the CPU, and there the three chains' extra instructions cost more
- * than their shorter latency saves (measured on Zen 3 at 64 octets). */
+/* The receiver's short images (at most DW_MPA_CRC_WIRE_MAX octets). */
 T_SSE42 uint32_t dw_mpa_crc_wire(const uint8_t *p, size_t n)
 {
-    return ~(uint32_t)sm_dwords(0xffffffffu, p, (uint32_t)n);
+    return ~(uint32_t)dwords_short(0xffffffffu, p, (uint32_t)n);
 }
 
 int dw_mpa_crc_hw(void)
 {
-    dw_crc32c_impl i = dw_crc32c_impl_get(); /* these imply PCLMULQDQ */
-    return i == DW_CRC32C_PCLMUL || i == DW_CRC32C_AVX2 || i == DW_CRC32C_AVX512;
+    return dw_crc32c_impl_get() != DW_CRC32C_PORTABLE; /* all have crc32 */
 }
 
+/* The raw register after a leading zero marker: crc32 of a zero dword
+ * from 0xffffffff, a constant (MPA 7.1: a leading marker is zero). */
+#define LEAD_REG 0xb798b438u
+
 /*
- * short_crc() for an FPDU without a marker inside its ULPDU, in three
- * chains: c0 over [leading marker] length, the ULPDU's first octets, c1
- * and c2 over the last 16 t octets of ULPDU and PAD (the last qword
- * loaded to end at the ULPDU's end, shifted: PAD zeros come in), then
- * the marker after the PAD if any (MPA 7.2). e: image octets before
- * that marker (a multiple of 4).
+ * short_crc() for an FPDU without a marker inside its ULPDU: [leading
+ * marker] length and the first two ULPDU octets as one dword, the rest
+ * on one unrolled chain, the last qword loaded to end at the ULPDU's end
+ * and shifted (PAD zeros come in), then the marker after the PAD if any
+ * (MPA 7.2).
  */
-INLINE T_CLMUL uint32_t short_crc3(const uint8_t *u, uint32_t len, uint32_t lead,
-                                   uint32_t e, uint32_t end_mk, int has_end_mk)
+INLINE T_SSE42 uint32_t short_crc1(const uint8_t *u, uint32_t len, uint32_t lead,
+                                   uint32_t end_mk, int has_end_mk)
 {
-    uint32_t t = tail_qwords(e, lead + 4), pad = (2u - len) & 3u;
-    if (!t)
-        return short_crc(u, len, lead, len, 0, end_mk, has_end_mk);
-    uint64_t c = 0xffffffffu, c1 = 0, c2 = 0, x, y;
+    uint32_t pad = (2u - len) & 3u, r = len - 2 + pad - 8; /* before the last qword */
+    uint64_t c = lead ? LEAD_REG : 0xffffffffu, y;
     uint16_t u01;
     memcpy(&u01, u, 2);
-    if (lead) /* the leading marker is zero */
-        c = _mm_crc32_u32((uint32_t)c, 0);
     c = _mm_crc32_u32((uint32_t)c, (len >> 8 & 0xffu) | (len & 0xffu) << 8 |
                                        (uint32_t)u01 << 16);
-    /* ULPDU octets [2, s) on c0 (e - 16 t >= lead + 4) */
-    uint32_t s = e - 16 * t - lead - 2;
-    c = sm_dwords(c, u + 2, s - 2);
-    const uint8_t *p1 = u + s, *p2 = p1 + 8 * t;
-    for (uint32_t i = 0; i < 8 * t - 8; i += 8) {
-        memcpy(&x, p1 + i, 8);
-        memcpy(&y, p2 + i, 8);
-        c1 = _mm_crc32_u64(c1, x);
-        c2 = _mm_crc32_u64(c2, y);
-    }
-    memcpy(&x, p1 + 8 * t - 8, 8);
+    c = dwords_short(c, u + 2, r);
     memcpy(&y, u + len - 8, 8); /* the ULPDU's end, then PAD */
-    c1 = _mm_crc32_u64(c1, x);
-    c2 = _mm_crc32_u64(c2, y >> (8 * pad));
-    c = merge3(c, c1, c2, t);
+    c = _mm_crc32_u64(c, y >> (8 * pad));
     if (has_end_mk) /* MPA 7.2 */
         c = _mm_crc32_u32((uint32_t)c, end_mk);
     return ~(uint32_t)c;
@@ -237,7 +229,8 @@ INLINE uint8_t *scratch_at(const dw_mpa_tx *tx)
  * first 8 scratch octets of the FPDU. */
 INLINE uint64_t head_qword(uint32_t n, uint32_t lead)
 {
-    return (uint64_t)(n >> 8 & 0xffu) << (8 * lead) | (uint64_t)(n & 0xffu) << (8 * lead + 8);
+    uint64_t be = (n >> 8 & 0xffu) | (n & 0xffu) << 8;
+    return lead ? be << 32 : be;
 }
 
 /*
@@ -275,21 +268,23 @@ tx_short_mk(dw_mpa_tx *tx, const uint8_t *u, uint32_t n, uint32_t lead, uint32_t
 /*
  * Without a marker inside the ULPDU: [leading marker] length | ULPDU |
  * PAD [marker] CRC as three iovecs, the ULPDU referenced, the CRC in three
- * chains (short_crc3) overlapping the stores. Falls back to the general
+ * chain (short_crc1) overlapping the stores. Falls back to the general
  * path where this does not apply.
  */
-T_CLMUL ssize_t dw_mpa_tx_short(dw_mpa_tx *tx, const uint8_t *u, size_t len,
+T_SSE42 ssize_t dw_mpa_tx_short(dw_mpa_tx *tx, const uint8_t *u, size_t len,
                                 struct iovec *iov, size_t iovcap,
                                 dw_mpa_fpdu_info *info)
 {
+    /* first, while only the arguments are live; with fewer than 5
+     * iovecs the general path decides what fits */
+    if (iovcap < 5 || !dw_mpa_crc_hw())
+        return dw_mpa_tx_frame_gen(tx, u, len, iov, iovcap, info);
     uint32_t n = (uint32_t)len, pos = tx->pos, lead = 0, m = UINT32_MAX;
     if (tx->set.markers) { /* the first marker after octet 0 (MPA 7.1) */
         m = DW_MPA_MARKER_INTERVAL - pos % DW_MPA_MARKER_INTERVAL;
         lead = m == DW_MPA_MARKER_INTERVAL ? DW_MPA_MARKER_LEN : 0;
     }
     uint32_t pad = (2u - n) & 3u, u0 = lead + 2, e = u0 + n + pad;
-    if (iovcap < 3u + 2u * (m < e) || !dw_mpa_crc_hw())
-        return dw_mpa_tx_frame_gen(tx, u, len, iov, iovcap, info);
     if (m < e)
         return tx_short_mk(tx, u, n, lead, m, iov, info);
     uint32_t at_end = m == e; /* MPA 7.2: a marker after the PAD, covered */
@@ -302,12 +297,12 @@ T_CLMUL ssize_t dw_mpa_tx_short(dw_mpa_tx *tx, const uint8_t *u, size_t len,
         mk = marker_dword(m, tx->set.ptr_base == DW_MPA_PTR_RFC5044 ? lead : 0);
         memcpy(t + pad, &mk, 4);
     }
-    uint32_t tl = pad + 4 * at_end + 4;
+    uint32_t tl = pad + 4 * at_end + 4, flen = u0 + n + tl;
     iov[0] = (struct iovec){h, u0};
     iov[1] = (struct iovec){(void *)u, n};
     iov[2] = (struct iovec){t, tl};
-    dw_crc32c_store(t + tl - 4, short_crc3(u, n, lead, e, mk, (int)at_end));
+    dw_crc32c_store(t + tl - 4, short_crc1(u, n, lead, mk, (int)at_end));
     tx->head = (size_t)(t + tl - tx->scratch);
-    dw_mpa_tx_commit(tx, pos + e + tl - pad, (lead != 0) + at_end, e + tl - pad, info, 3);
-    return (ssize_t)(e + tl - pad);
+    dw_mpa_tx_commit(tx, pos + flen, (lead != 0) + at_end, flen, info, 3);
+    return (ssize_t)flen;
 }

@@ -326,7 +326,7 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
 /* Images (FPDU octets before the CRC field) up to this long take the
  * short path: fewer than 508 octets hold at most one marker after the
  * first octet (MPA 7.1). */
-#define SHORT_IMG_MAX 192u
+#define SHORT_IMG_MAX DW_MPA_CRC_WIRE_MAX
 
 /* n octets (fewer than SHORT_IMG_MAX) in 16-octet moves, the last one
  * overlapping: no call, no string instruction's start-up. */

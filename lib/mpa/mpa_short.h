@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal: the sender's and in-order receiver's short-FPDU paths with the
- * crc32 instruction in three chains (lib/mpa/mpa_crc_small_x86.c; on other
+ * crc32 instruction (lib/mpa/mpa_crc_small_x86.c; on other
  * CPUs lib/mpa/mpa_crc_none.c, where they never apply).
  */
 #ifndef DW_LIB_MPA_SHORT_H
@@ -10,13 +10,14 @@
 #include <ddpwire/mpa.h>
 
 /* Whether the paths below apply now: the CRC32c implementation in use
- * has the crc32 and carry-less multiply instructions (a forced portable
- * or SSE4.2-only one turns them off, as tests do). */
+ * has the crc32 instruction (a forced portable one turns them off, as
+ * tests do). */
 int dw_mpa_crc_hw(void);
 
-/* The finished CRC32c of n octets at p, n a multiple of 4 (an FPDU's
- * image on the wire: the receiver's short FPDUs); only when
- * dw_mpa_crc_hw(). */
+/* The finished CRC32c of n octets at p, n a multiple of 4 and at most
+ * DW_MPA_CRC_WIRE_MAX (an FPDU's image on the wire: the receiver's short
+ * FPDUs); only when dw_mpa_crc_hw(). */
+#define DW_MPA_CRC_WIRE_MAX 192u
 uint32_t dw_mpa_crc_wire(const uint8_t *p, size_t n);
 
 /*
