@@ -294,7 +294,7 @@ T_SSE42 ssize_t dw_mpa_tx_short(dw_mpa_tx *tx, const uint8_t *u, size_t len,
     memcpy(t, &z, 8);  /* PAD */
     uint32_t mk = 0;
     if (at_end) {
-        mk = marker_dword(m, tx->set.ptr_base == DW_MPA_PTR_RFC5044 ? lead : 0);
+        mk = marker_dword(m, 0); /* no leading marker then: FPDUPTR alike */
         memcpy(t + pad, &mk, 4);
     }
     uint32_t tl = pad + 4 * at_end + 4, flen = u0 + n + tl;
