@@ -10,6 +10,7 @@
 #include "base/bytes.h"
 #include "mpa/mpa_crc.h"
 #include "mpa/mpa_internal.h"
+#include "mpa/mpa_short.h"
 #include "base/mem.h"
 #include "base/versioned.h"
 
@@ -331,6 +332,104 @@ static ssize_t whole_fpdu(dw_mpa_rx *rx, const uint8_t *in, size_t n)
     return rc ? rc : (ssize_t)flen;
 }
 
+/* Images (FPDU octets before the CRC field) up to this long take the
+ * short path: fewer than 508 octets hold at most one marker after the
+ * first octet (MPA 7.1). */
+#define SHORT_IMG_MAX DW_MPA_CRC_WIRE_MAX
+
+/* n octets (fewer than SHORT_IMG_MAX) in 16-octet moves, the last one
+ * overlapping: no call, no string instruction's start-up. */
+static inline void copy_short(uint8_t *d, const uint8_t *s, size_t n)
+{
+    if (n >= 16) {
+        for (size_t i = 0; i + 16 < n; i += 16)
+            memcpy(d + i, s + i, 16);
+        memcpy(d + n - 16, s + n - 16, 16);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        if (n > 8) {
+            uint64_t x, y;
+            memcpy(&x, s, 8);
+            memcpy(&y, s + n - 8, 8);
+            memcpy(d, &x, 8);
+            memcpy(d + n - 8, &y, 8);
+            return;
+        }
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+    }
+}
+
+/*
+ * Short FPDUs back to back at the start of the input, no partial state,
+ * the CRC on the crc32 instruction (dw_mpa_crc_wire): per FPDU the
+ * length, one CRC call, the markers checked, delivery; no state machine.
+ * Anything else (a longer FPDU, one cut by the read, a CRC or marker that
+ * does not verify, no buffer) is left to whole_fpdu() and step(), which
+ * report it. Returns octets consumed.
+ */
+static ssize_t short_run(dw_mpa_rx *rx, const uint8_t *in, size_t n)
+{
+    const uint8_t *p = in;
+    uint64_t off = rx->off;
+    int mk = rx->set.markers, chk = rx->set.check_markers, stop = 0;
+    while (!stop) {
+        size_t o = mk ? (size_t)(off % DW_MPA_MARKER_INTERVAL) : 1;
+        size_t lead = o ? 0 : DW_MPA_MARKER_LEN, left = (size_t)(in + n - p);
+        if (left < lead + 2)
+            break;
+        size_t ulen = dw_get_be16(p + lead), img = lead + 2 + ulen + dw_mpa_pad_len(ulen);
+        /* the first marker after octet 0: 512 on from a leading one */
+        size_t m = mk ? DW_MPA_MARKER_INTERVAL - (lead ? 0 : o) : SIZE_MAX;
+        size_t in_mk = m <= img; /* inside the ULPDU, or after its PAD (7.2) */
+        img += DW_MPA_MARKER_LEN * in_mk;
+        if (img > SHORT_IMG_MAX || left < img + 4)
+            break;
+        if (chk && ((lead && (dw_get_be16(p + 2) & 0xfffc)) ||
+                    (in_mk && (dw_get_be16(p + m + 2) & 0xfffc) != m &&
+                     (dw_get_be16(p + m + 2) & 0xfffc) != m - lead)))
+            break; /* MPA 7.1: whole_fpdu() tells after the CRC */
+        if (dw_mpa_crc_wire(p, img) != dw_crc32c_load(p + img))
+            break; /* whole_fpdu() reports it */
+        const uint8_t *data = p + lead + 2;
+        size_t g = m - lead - 2; /* ULPDU octets before an inside marker */
+        dw_mpa_rx_iov_fn fn = rx->iov_fn;
+        int k = 1;
+        rx->iov[0] = (struct iovec){(void *)(uintptr_t)data, ulen};
+        if (in_mk && g < ulen) { /* MPA 7.1: a marker splits the ULPDU */
+            if (fn) {
+                rx->iov[0].iov_len = g;
+                rx->iov[1] = (struct iovec){(void *)(uintptr_t)(p + m + 4), ulen - g};
+                k = 2;
+            } else {
+                uint8_t *dst = ulpdu_dst(rx, ulen);
+                if (!dst) { /* as whole_fpdu(): the FPDU begun, nothing more */
+                    begin_fpdu(rx, off);
+                    rx->hdr_off = off + lead;
+                    rx->ulen = ulen;
+                    return DW_ERR_NOMEM;
+                }
+                copy_short(dst, data, g);
+                copy_short(dst + g, p + m + 4, ulen - g);
+                data = dst;
+            }
+        }
+        rx->fpdu_off = off; /* the callbacks may ask for rx->off */
+        rx->off = off += img + 4;
+        p += img + 4;
+        stop = (fn ? fn(rx, rx->iov, k, ulen, rx->fpdu_off, rx->user)
+                   : rx->cb.on_ulpdu(rx, data, ulen, rx->fpdu_off, rx->user)) != 0;
+        rx->stop = stop;
+        stop |= rx->failed != 0; /* a callback may close */
+    }
+    return (ssize_t)(p - in);
+}
+
 /* One step of the octet-at-a-time machine: consumes 1..n octets. */
 static ssize_t marker_step(dw_mpa_rx *rx, const uint8_t *in, size_t n)
 {
@@ -441,10 +540,23 @@ ssize_t dw_mpa_rx_feed(dw_mpa_rx *rx, const void *in, size_t len)
     const uint8_t *p = in;
     size_t left = len;
     rx->stop = 0;
+    /* short FPDUs in a batch: the CRC path chosen once per read */
+    int fast = rx->set.crc && dw_mpa_crc_hw(), try_short = 1;
     while (left && !rx->stop && !rx->failed) { /* a callback may close */
         ssize_t r = 0;
-        if (rx->st == ST_HDR && !rx->started)
+        if (fast && try_short && rx->st == ST_HDR && !rx->started) {
+            ssize_t k = short_run(rx, p, left);
+            if (k < 0)
+                return k;
+            p += k, left -= (size_t)k;
+            if (!left || rx->stop || rx->failed)
+                break;
+        }
+        if (rx->st == ST_HDR && !rx->started) {
             r = whole_fpdu(rx, p, left);
+            /* after a long FPDU, the next is not looked at twice */
+            try_short = r <= (ssize_t)(SHORT_IMG_MAX + 4);
+        }
         if (r == 0)
             r = step(rx, p, left);
         if (r < 0)

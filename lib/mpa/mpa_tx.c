@@ -9,23 +9,14 @@
 #include "base/bytes.h"
 #include "mpa/mpa_crc.h"
 #include "mpa/mpa_internal.h"
+#include "mpa/mpa_short.h"
+#include "mpa/mpa_tx_internal.h"
 #include "base/mem.h"
 #include "base/versioned.h"
 
 DW_VERSIONS_1(mpa_tx_settings_v, dw_mpa_tx_settings, mem);
 
-/* Scratch one FPDU may need: markers, length, pad, CRC. */
-#define SCRATCH_PER_FPDU 1024u
-
-struct dw_mpa_tx {
-    dw_mpa_tx_settings set;
-    uint32_t pos;      /* MPA position of the next FPDU */
-    uint32_t emss;
-    uint32_t mulpdu;
-    size_t seg_fill;   /* octets in the current segment (packed mode) */
-    uint8_t *scratch;  /* ring of set.scratch_size octets */
-    size_t head;       /* next free scratch octet */
-};
+#define SCRATCH_PER_FPDU DW_MPA_TX_SCRATCH_PER_FPDU
 
 static void mpa_tx_settings_fill(dw_mpa_tx_settings *s)
 {
@@ -394,19 +385,7 @@ static int check_len(const dw_mpa_tx *tx, const pdu *u)
 static void commit(dw_mpa_tx *tx, const walk *w, size_t fpdu_len,
                    dw_mpa_fpdu_info *info, size_t iovcnt)
 {
-    int new_seg = tx->set.seg_mode == DW_MPA_SEG_ALIGNED || tx->seg_fill == 0 ||
-                  tx->seg_fill + fpdu_len > tx->emss;
-    size_t fill = (new_seg ? 0 : tx->seg_fill) + fpdu_len;
-    tx->seg_fill = fill < tx->emss ? fill : fill % tx->emss; /* no divide */
-    if (info) {
-        info->len = fpdu_len;
-        info->iovcnt = iovcnt;
-        info->pos = tx->pos;
-        info->seq = tx->set.start_seq + tx->pos;
-        info->markers = w->markers;
-        info->new_segment = new_seg;
-    }
-    tx->pos = w->p;
+    dw_mpa_tx_commit(tx, w->p, w->markers, fpdu_len, info, iovcnt);
 }
 
 static ssize_t frame_iov(dw_mpa_tx *tx, const pdu *u, struct iovec *iov,
@@ -433,71 +412,22 @@ static ssize_t frame_iov(dw_mpa_tx *tx, const pdu *u, struct iovec *iov,
     return (ssize_t)fpdu_len;
 }
 
-/*
- * A short ULPDU (8 <= len < DW_MPA_CRC_SMALL_MAX), CRC on: the same
- * iovecs as the walk ([leading marker] length | ULPDU [| marker | ULPDU]
- * | PAD [marker] CRC), straight-line, the CRC from the ULPDU in one call
- * (dw_mpa_crc_short). Such an FPDU holds at most one marker after its
- * first octet. Returns 0 when it does not apply.
- */
-static ssize_t frame_short(dw_mpa_tx *tx, const uint8_t *u, size_t len,
-                           struct iovec *iov, size_t iovcap,
-                           dw_mpa_fpdu_info *info)
+__attribute__((noinline)) ssize_t
+dw_mpa_tx_frame_gen(dw_mpa_tx *tx, const void *ulpdu, size_t len, struct iovec *iov,
+                    size_t iovcap, dw_mpa_fpdu_info *info)
 {
-    uint32_t n = (uint32_t)len, off = tx->pos % DW_MPA_MARKER_INTERVAL;
-    uint32_t lead = 0, m = UINT32_MAX, sub = 0;
-    if (tx->set.markers) {
-        lead = off == 0 ? DW_MPA_MARKER_LEN : 0;
-        m = DW_MPA_MARKER_INTERVAL - (lead ? 0 : off); /* > lead + 2 */
-        sub = tx->set.ptr_base == DW_MPA_PTR_RFC5044 ? lead : 0;
-    }
-    uint32_t pad = (2u - n) & 3u, u0 = lead + 2, e = u0 + n + pad;
-    uint32_t in = m < e, at_end = m == e; /* a marker inside; after the PAD */
-    if (iovcap < 3 + 2 * in || !dw_mpa_crc_fast())
-        return 0;
-    if (tx->head + SCRATCH_PER_FPDU > tx->set.scratch_size)
-        tx->head = 0;
-    uint8_t *h = tx->scratch + tx->head;
-    uint64_t hw = (uint64_t)(n >> 8 & 0xffu) << (8 * lead) |
-                  (uint64_t)(n & 0xffu) << (8 * lead + 8);
-    memcpy(h, &hw, 8); /* a leading marker is zero; the length */
-    uint32_t mk = in || at_end ? marker_dword(m, sub) : 0;
-    uint32_t g = in ? m - u0 : n; /* ULPDU octets before the marker */
-    uint8_t *t = h + u0;
-    iov[0] = (struct iovec){h, u0};
-    iov[1] = (struct iovec){(void *)u, g};
-    if (in) {
-        memcpy(t, &mk, 4);
-        iov[2] = (struct iovec){t, 4};
-        iov[3] = (struct iovec){(void *)(u + g), n - g};
-        t += 4;
-    }
-    uint64_t z = 0;
-    memcpy(t, &z, 8); /* PAD */
-    if (at_end)
-        memcpy(t + pad, &mk, 4);
-    uint32_t tl = pad + 4 * at_end + 4;
-    dw_crc32c_store(t + tl - 4, dw_mpa_crc_short(u, n, lead, g, mk, mk, (int)at_end));
-    iov[2 + 2 * in] = (struct iovec){t, tl};
-    uint32_t flen = u0 + n + 4 * in + tl;
-    tx->head = (size_t)(t + tl - tx->scratch);
-    walk w = {tx, tx->pos + flen, tx->pos, tx->pos + lead,
-              (lead != 0) + in + at_end};
-    commit(tx, &w, flen, info, 3 + 2 * in);
-    return (ssize_t)flen;
+    pdu u = {NULL, ulpdu, 0, len};
+    return frame_iov(tx, &u, iov, iovcap, info);
 }
 
 ssize_t dw_mpa_tx_frame(dw_mpa_tx *tx, const void *ulpdu, size_t len,
                         struct iovec *iov, size_t iovcap,
                         dw_mpa_fpdu_info *info)
 {
-    if (tx && ulpdu && len >= 8 && len < DW_MPA_CRC_SMALL_MAX && tx->set.crc && iov) {
-        ssize_t r = frame_short(tx, ulpdu, len, iov, iovcap, info);
-        if (r)
-            return r;
-    }
-    pdu u = {NULL, ulpdu, 0, len};
-    return frame_iov(tx, &u, iov, iovcap, info);
+    /* short ULPDUs: one straight-line pass (lib/mpa/mpa_crc_small_x86.c) */
+    if (len - 8 < DW_MPA_CRC_SMALL_MAX - 8 && tx && ulpdu && iov && tx->set.crc)
+        return dw_mpa_tx_short(tx, ulpdu, len, iov, iovcap, info);
+    return dw_mpa_tx_frame_gen(tx, ulpdu, len, iov, iovcap, info);
 }
 
 ssize_t dw_mpa_tx_frame_pdu(dw_mpa_tx *tx, const void *hdr, size_t hlen,
