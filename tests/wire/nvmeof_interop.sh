@@ -60,7 +60,7 @@ gsum=$(sed -n 's/^GUESTSUM=\([0-9a-f]*\).*/\1/p' <<< "$out" | tail -1)
 echo "nvmet ready in $((SECONDS - tb)) s"
 
 if command -v tcpdump > /dev/null 2>&1; then
-  tcpdump -U -B 16384 -n -s 0 -i lo -w "$T/nvmeof.pcap" "tcp port $HP" 2> "$T/tcpdump.err" &
+  tcpdump -U --immediate-mode -B 16384 -n -s 0 -i lo -w "$T/nvmeof.pcap" "tcp port $HP" 2> "$T/tcpdump.err" &
   TD=$!
   for _ in $(seq 50); do grep -q listening "$T/tcpdump.err" && break; sleep 0.1; done
 fi

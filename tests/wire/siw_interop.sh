@@ -33,7 +33,7 @@ tb=$SECONDS
 # What our receiver read, for judging a CRC error (diagnose below).
 TD=
 if command -v tcpdump > /dev/null 2>&1; then
-  tcpdump -U -n -s 0 -i lo -w "$T/host.pcap" "tcp port $PORT" 2> "$T/tcpdump.err" &
+  tcpdump -U --immediate-mode -B 16384 -n -s 0 -i lo -w "$T/host.pcap" "tcp port $PORT" 2> "$T/tcpdump.err" &
   TD=$!
   for _ in $(seq 50); do grep -q listening "$T/tcpdump.err" && break; sleep 0.1; done
 fi
