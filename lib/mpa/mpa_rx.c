@@ -373,7 +373,7 @@ static inline void copy_short(uint8_t *d, const uint8_t *s, size_t n)
  * does not verify, no buffer) is left to whole_fpdu() and step(), which
  * report it. Returns octets consumed.
  */
-static ssize_t short_run(dw_mpa_rx *rx, const uint8_t *in, size_t n)
+static __attribute__((noinline)) ssize_t short_run(dw_mpa_rx *rx, const uint8_t *in, size_t n)
 {
     const uint8_t *p = in;
     uint64_t off = rx->off;
@@ -428,6 +428,14 @@ static ssize_t short_run(dw_mpa_rx *rx, const uint8_t *in, size_t n)
         stop |= rx->failed != 0; /* a callback may close */
     }
     return (ssize_t)(p - in);
+}
+
+/* Whether the FPDU at in may be short (its ULPDU_Length alone says no
+ * for longer ones): the batch loop is not entered for long FPDUs. */
+static inline int short_next(const dw_mpa_rx *rx, const uint8_t *in, size_t n)
+{
+    size_t lead = rx->set.markers && !(rx->off % DW_MPA_MARKER_INTERVAL) ? DW_MPA_MARKER_LEN : 0;
+    return n >= lead + 2 && dw_get_be16(in + lead) <= SHORT_IMG_MAX;
 }
 
 /* One step of the octet-at-a-time machine: consumes 1..n octets. */
@@ -541,10 +549,11 @@ ssize_t dw_mpa_rx_feed(dw_mpa_rx *rx, const void *in, size_t len)
     size_t left = len;
     rx->stop = 0;
     /* short FPDUs in a batch: the CRC path chosen once per read */
-    int fast = rx->set.crc && dw_mpa_crc_hw(), try_short = 1;
+    int fast = -1, try_short = 1; /* fast: CRC path asked once per read */
     while (left && !rx->stop && !rx->failed) { /* a callback may close */
         ssize_t r = 0;
-        if (fast && try_short && rx->st == ST_HDR && !rx->started) {
+        if (try_short && rx->st == ST_HDR && !rx->started && short_next(rx, p, left) &&
+            (fast < 0 ? (fast = rx->set.crc && dw_mpa_crc_hw()) : fast)) {
             ssize_t k = short_run(rx, p, left);
             if (k < 0)
                 return k;
