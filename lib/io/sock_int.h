@@ -13,6 +13,7 @@
 
 #define DW_SK_MSG_CAP 64u      /* blocking aligned mode: FPDUs per sendmmsg */
 #define DW_SK_EMSS_REREAD 256u /* sends between TCP_MAXSEG reads (path MTU) */
+#define DW_SK_VIEW_WRITES 64u  /* send_stream writes on one full view at most */
 
 struct dw_sock {
     int fd;
@@ -28,6 +29,13 @@ struct dw_sock {
     int shut_wanted;        /* non-blocking: FIN after the queue drains */
     int corked;             /* TCP_CORK set by dw_sock_send_stream */
     uint32_t ip_hdr;        /* 20 or 40 (dw_io_ip_hdr), 0 until known */
+    /* The last full view (dw_sk_update_emss), which send_stream's writes
+     * use while view_left: room (the peer's window room less what was
+     * written since, a lower bound; SIZE_MAX unknown), the path MSS and the
+     * headers it was read with. Any other send sets view_left to 0. */
+    size_t room;
+    uint32_t path_mss, hdr;
+    unsigned view_left;
     uint8_t *flat;          /* dw_sock_send_stream with markers: FPDUs framed flat */
     struct iovec *iov;      /* o.iov_max, allocated at the first send */
     struct mmsghdr *msgs;   /* blocking aligned mode, allocated when needed */

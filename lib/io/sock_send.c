@@ -48,6 +48,8 @@ size_t dw_sk_update_emss(dw_sock *s)
         dw_conn_set_emss(s->c, (uint32_t)mss); /* MPA 7.3.1: MULPDU follows EMSS */
     }
     s->info.mulpdu = (uint32_t)dw_conn_max_pdu(s->c);
+    s->room = v.room, s->path_mss = v.path_mss, s->hdr = v.hdr;
+    s->view_left = DW_SK_VIEW_WRITES;
     return v.room;
 }
 
@@ -328,6 +330,7 @@ static int sendv_nb(dw_sock *s, const struct iovec *recs, size_t n, const void *
 int dw_sk_send_raw(dw_sock *s, const void *p, size_t len)
 {
     struct iovec v = {(void *)p, len};
+    s->view_left = 0;
     if (!s->o.nonblocking)
         return dw_sk_write_all(s->fd, &v, 1, 0, s->o.timeout_ms);
     ssize_t n = s->connecting || dw_outq_octets(s->q) ? 0 : send_nb(s->fd, &v, 1);
@@ -389,6 +392,7 @@ int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n)
     if (!dw_conn_ready(s->c) || s->shut_wanted)
         return DW_ERR_STATE;
     dw_sk_set_cork(s, 0); /* a record is sent now, not held */
+    s->view_left = 0;     /* send_stream's window room no longer counts it */
     return s->o.nonblocking ? sendv_nb(s, recs, n, NULL, 0)
                             : sendv_blocking(s, recs, n, NULL, 0);
 }
@@ -405,6 +409,7 @@ int dw_sock_send_pdu(dw_sock *s, const void *hdr, size_t hlen, const void *paylo
     if (!dw_conn_ready(s->c) || s->shut_wanted)
         return DW_ERR_STATE;
     dw_sk_set_cork(s, 0);
+    s->view_left = 0;
     struct iovec one = {(void *)payload, plen};
     return s->o.nonblocking ? sendv_nb(s, &one, 1, hdr, hlen)
                             : sendv_blocking(s, &one, 1, hdr, hlen);

@@ -49,7 +49,11 @@ static ssize_t stream_frame(dw_sock *s, const uint8_t *p, size_t n, int more, si
     int mpa = s->o.framing == DW_FRAMING_MPA, flat = s->flat != NULL;
     if (flat)
         win = FLAT_CAP;
-    while (at < n && octets < STREAM_BATCH && (!nmsg || k < DW_SK_MSG_CAP)) {
+    /* past STREAM_BATCH only for a tail of the input too small to be a
+     * write of its own (one FPDU at MTU 1500: 256 KiB of payload frames to
+     * 182 FPDUs and one, two writes per call; FLAT_CAP has room for it) */
+    while (at < n && (octets < STREAM_BATCH || n - at <= STREAM_BATCH / 8) &&
+           (!nmsg || k < DW_SK_MSG_CAP)) {
         size_t rec = dw_conn_fill_len(s->c);
         if (n - at < rec && more)
             break;
@@ -119,14 +123,41 @@ static ssize_t stream_one(dw_sock *s, const uint8_t *p, size_t n, int more, size
  * FPDU per message, and appended to this skb that FPDU would let the
  * kernel cut it at the window's edge (docs/DESIGN.md).
  */
-static int stream_flags(const dw_sock *s, int exact, size_t cnt, size_t room)
+static int stream_flags(const dw_sock *s, int exact, size_t wire, size_t room)
 {
-    size_t wire = 0, emss = s->info.emss;
-    for (size_t i = 0; i < cnt; i++)
-        wire += s->iov[i].iov_len;
+    size_t emss = s->info.emss;
     int keep_open = exact && emss && wire % emss == 0 &&
                     (room == SIZE_MAX || (room >= wire && room - wire >= emss));
     return keep_open ? 0 : MSG_EOR;
+}
+
+/*
+ * EMSS and the peer's window room before a write (MPA 7.3.1: each write
+ * follows the path MTU). The full view costs three system calls
+ * (dw_sk_update_emss); a write needs it only when what it knows may be
+ * out of date. The room it read, less what was written since, is a lower
+ * bound as long as the window's right edge does not move back (Linux
+ * never moves it back, docs/DESIGN.md): while that leaves the largest
+ * write and EMSS, and the route's MTU (one system call, every write) is
+ * what it was, the write goes on that view, for DW_SK_VIEW_WRITES writes
+ * at most (a kernel MSS that changes with the MTU unchanged).
+ */
+static size_t stream_view(dw_sock *s)
+{
+    size_t want = (s->flat ? FLAT_CAP : dw_sk_scratch_window(s)) + s->info.emss;
+    if (s->view_left && s->hdr && s->room >= want &&
+        dw_io_path_mss(s->fd, s->hdr) == s->path_mss) {
+        s->view_left--;
+        return s->room;
+    }
+    return dw_sk_update_emss(s);
+}
+
+/* Octets written: the window room left shrinks by as much. */
+static void stream_wrote(dw_sock *s, size_t wire)
+{
+    if (s->room != SIZE_MAX)
+        s->room = s->room > wire ? s->room - wire : 0;
 }
 
 /* Whether FPDUs of the fill size are exactly EMSS octets here. */
@@ -176,7 +207,7 @@ ssize_t dw_sock_send_stream(dw_sock *s, const void *buf, size_t len, int more, s
         if (more && len - at < dw_conn_fill_len(s->c))
             break; /* less than a record: the caller gives it again */
         /* MPA 7.3.1: each write follows the path MTU */
-        size_t room = dw_sk_update_emss(s);
+        size_t room = stream_view(s);
         int mpa = s->o.framing == DW_FRAMING_MPA, exact = mpa && fills_exactly(s);
         ssize_t r;
         size_t cnt = 0;
@@ -197,10 +228,14 @@ ssize_t dw_sock_send_stream(dw_sock *s, const void *buf, size_t len, int more, s
             room = mpa ? room : SIZE_MAX;
             int one = room < s->info.emss;
             r = stream_frame(s, p + at, len - at, more, room, &cnt, &k, one ? &nmsg : NULL);
+            size_t wire = 0;
+            for (size_t i = 0; r > 0 && i < cnt; i++)
+                wire += s->iov[i].iov_len;
             rc = r <= 0 ? 0
                  : one  ? dw_sk_flush_aligned(s, nmsg)
                         : dw_sk_write_all(s->fd, s->iov, (int)cnt,
-                                          stream_flags(s, exact, cnt, room), s->o.timeout_ms);
+                                          stream_flags(s, exact, wire, room), s->o.timeout_ms);
+            stream_wrote(s, wire);
             r = rc ? rc : r;
         }
         if (r <= 0) {

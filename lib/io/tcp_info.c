@@ -28,10 +28,10 @@ uint32_t dw_io_ip_hdr(int fd)
 
 void dw_io_send_view_get(int fd, uint32_t ip_hdr, dw_io_send_view *v)
 {
-    int outq = -1, mtu = 0;
+    int outq = -1;
     struct tcp_info ti = {0};
     socklen_t l = sizeof ti;
-    *v = (dw_io_send_view){0, 0, SIZE_MAX};
+    *v = (dw_io_send_view){0, 0, SIZE_MAX, 0};
     if (ioctl(fd, SIOCOUTQ, &outq) != 0)
         outq = -1;
     if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l) != 0)
@@ -39,11 +39,18 @@ void dw_io_send_view_get(int fd, uint32_t ip_hdr, dw_io_send_view *v)
     v->mss = ti.tcpi_snd_mss;
     if (outq >= 0 && l >= offsetof(struct tcp_info, tcpi_snd_wnd) + sizeof ti.tcpi_snd_wnd)
         v->room = ti.tcpi_snd_wnd > (unsigned)outq ? ti.tcpi_snd_wnd - (unsigned)outq : 0;
-    int v6 = ip_hdr == 40;
-    socklen_t ml = sizeof mtu;
-    if (!ip_hdr ||
-        getsockopt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP, v6 ? IPV6_MTU : IP_MTU, &mtu, &ml) != 0)
+    if (!ip_hdr)
         return;
-    uint32_t hdr = ip_hdr + 20 + (ti.tcpi_options & TCPI_OPT_TIMESTAMPS ? 12 : 0);
-    v->path_mss = mtu > 0 && (uint32_t)mtu > hdr ? (uint32_t)mtu - hdr : 0;
+    v->hdr = ip_hdr + 20 + (ti.tcpi_options & TCPI_OPT_TIMESTAMPS ? 12 : 0);
+    v->path_mss = dw_io_path_mss(fd, v->hdr);
+}
+
+uint32_t dw_io_path_mss(int fd, uint32_t hdr)
+{
+    int mtu = 0, v6 = hdr >= 60; /* IPv6's 40 and TCP's 20 at least */
+    socklen_t ml = sizeof mtu;
+    if (!hdr ||
+        getsockopt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP, v6 ? IPV6_MTU : IP_MTU, &mtu, &ml) != 0)
+        return 0;
+    return mtu > 0 && (uint32_t)mtu > hdr ? (uint32_t)mtu - hdr : 0;
 }

@@ -22,6 +22,7 @@ typedef struct dw_io_send_view {
      * queue is read first, the window second, so an ACK in between can
      * only make it smaller. SIZE_MAX where the kernel does not say. */
     size_t room;
+    uint32_t hdr; /* IP and TCP headers with options, for dw_io_path_mss; 0 unknown */
 } dw_io_send_view;
 
 /* path_mss: the route's MTU (IP_MTU / IPV6_MTU, which follows a device's
@@ -30,5 +31,9 @@ typedef struct dw_io_send_view {
  * MTU only when it next sends (tcp_current_mss), after the next write was
  * framed. ip_hdr 0: no path_mss. */
 void dw_io_send_view_get(int fd, uint32_t ip_hdr, dw_io_send_view *v);
+
+/* The route's MTU less hdr (dw_io_send_view.hdr) in one system call; 0
+ * unknown. */
+uint32_t dw_io_path_mss(int fd, uint32_t hdr);
 
 #endif
