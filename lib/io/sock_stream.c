@@ -7,8 +7,10 @@
  */
 #include <ddpwire/mpa_sock.h>
 
+#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -35,8 +37,8 @@ void dw_sk_set_cork(dw_sock *s, int on)
  * FPDUs back to back, up to cap octets (at least one FPDU), STREAM_BATCH,
  * the scratch window or iov_max iovecs, ending after an FPDU shorter than
  * EMSS (MPA 7.3: what follows starts a new segment). With more, a last
- * piece shorter than the fill stays behind. With nmsg, each FPDU is its
- * own message (at most DW_SK_MSG_CAP) for dw_sk_flush_aligned. Returns the
+ * piece shorter than the fill stays behind. With nmsg, one FPDU, its own
+ * message for dw_sk_flush_aligned (beyond the window's edge). Returns the
  * octets of p framed; *cnt the iovecs.
  * With markers the FPDUs are framed into s->flat (payload copied, the CRC
  * fused with the copy), one iovec per write or per message: by reference,
@@ -53,7 +55,7 @@ static ssize_t stream_frame(dw_sock *s, const uint8_t *p, size_t n, int more, si
      * write of its own (one FPDU at MTU 1500: 256 KiB of payload frames to
      * 182 FPDUs and one, two writes per call; FLAT_CAP has room for it) */
     while (at < n && (octets < STREAM_BATCH || n - at <= STREAM_BATCH / 8) &&
-           (!nmsg || k < DW_SK_MSG_CAP)) {
+           (!nmsg || !k)) {
         size_t rec = dw_conn_fill_len(s->c);
         if (n - at < rec && more)
             break;
@@ -160,6 +162,30 @@ static void stream_wrote(dw_sock *s, size_t wire)
         s->room = s->room > wire ? s->room - wire : 0;
 }
 
+/*
+ * Blocking, after one FPDU written beyond the window's edge: it leaves
+ * when the window has opened for all of it (an skb of one EMSS is never
+ * cut at the edge), so wait for that instead of queueing more FPDUs one
+ * per message (each its own skb, sent without GSO) or writing small
+ * bites: with TCP_NOTSENT_LOWAT 1, POLLOUT means nothing written is
+ * unsent. The caller's setting is put back. Without the option (an old
+ * kernel) no wait: the next write blocks in the kernel as before.
+ */
+static int stream_wait(dw_sock *s)
+{
+    int low = 0, one = 1, r, ms = s->o.timeout_ms;
+    socklen_t l = sizeof low;
+    if (getsockopt(s->fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &low, &l) != 0 ||
+        setsockopt(s->fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &one, sizeof one) != 0)
+        return 0;
+    struct pollfd pf = {s->fd, POLLOUT, 0};
+    do
+        r = poll(&pf, 1, ms > 0 ? ms : -1);
+    while (r < 0 && errno == EINTR);
+    setsockopt(s->fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &low, sizeof low);
+    return r > 0 ? 0 : r == 0 ? DW_ERR_TIMEOUT : DW_ERR_IO;
+}
+
 /* Whether FPDUs of the fill size are exactly EMSS octets here. */
 static int fills_exactly(dw_sock *s)
 {
@@ -220,8 +246,9 @@ ssize_t dw_sock_send_stream(dw_sock *s, const void *buf, size_t len, int more, s
              * a buffer that reaches past its right edge may be cut there
              * when the kernel pushes (TCP_NAGLE_PUSH, whatever TCP_CORK
              * says). So only what fits inside the window goes in one large
-             * buffer; beyond it each FPDU is a buffer of its own, which
-             * the kernel sends whole or not at all (docs/DESIGN.md).
+             * buffer; beyond it one FPDU, a buffer of its own, which the
+             * kernel sends whole or not at all, and a wait until it has
+             * left (docs/DESIGN.md).
              */
             dw_sk_set_cork(s, mpa);
             size_t nmsg = 0;
@@ -236,6 +263,8 @@ ssize_t dw_sock_send_stream(dw_sock *s, const void *buf, size_t len, int more, s
                         : dw_sk_write_all(s->fd, s->iov, (int)cnt,
                                           stream_flags(s, exact, wire, room), s->o.timeout_ms);
             stream_wrote(s, wire);
+            if (!rc && r > 0 && one)
+                rc = stream_wait(s);
             r = rc ? rc : r;
         }
         if (r <= 0) {
