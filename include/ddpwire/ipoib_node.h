@@ -10,6 +10,20 @@
  * working. A node makes no system call and reads no clock: the caller
  * passes "now" (abstract ticks) and moves the messages it hands to the
  * callbacks (the tests' simulated fabric, support/, is one such caller).
+ *
+ * Refused posts: a send callback that returns DW_ERR_NOMEM says the post
+ * was refused for want of resources (a failing ibv_post_send's ENOMEM);
+ * any other negative return is taken as a message lost on the way, which
+ * ARP's retries and the CM timeouts are there for. A refused post is never
+ * taken as a loss: the call that made it returns DW_ERR_NOMEM
+ * (dw_ipoib_node_send(), _send_via(), _input_ud(), _input_cm()), and
+ * dw_ipoib_node_tick(), which returns nothing, leaves it for
+ * dw_ipoib_node_tick_error(). The node stays usable, nothing is allocated
+ * and no slot is kept for what was refused: the message is not sent and
+ * not posted again by the node; what it was for is as described at each
+ * call (undone when the call was the caller's send, otherwise handled as a
+ * lost message would be). Calling on after DW_ERR_NOMEM is allowed; a
+ * caller that cannot may delete the node.
  */
 #ifndef DDPWIRE_IPOIB_NODE_H
 #define DDPWIRE_IPOIB_NODE_H
@@ -134,6 +148,12 @@ typedef struct dw_ipoib_event {
     const char *why;
 } dw_ipoib_event;
 
+/**
+ * The send callbacks return 0 (posted), DW_ERR_NOMEM (the post was refused
+ * for want of resources: reported, see the top of this header) or another
+ * negative DW_ERR_* (taken as lost; from dw_ipoib_node_send() and
+ * dw_ipoib_node_send_via() also returned to their caller).
+ */
 typedef struct dw_ipoib_node_callbacks {
     /** Send a UD datagram: IPoIB header of type, then pkt. */
     int (*send_ud)(dw_ipoib_node *n, const dw_ipoib_ud *to, uint16_t type,
@@ -183,7 +203,11 @@ DW_EXTERN void dw_ipoib_node_addr(const dw_ipoib_node *n, dw_ipoib_addr *out);
  * otherwise the best link that is up carries it (dw_ipoib_route()), and a
  * first packet to a peer starts the set-up of the best common mode.
  * Returns 0, DW_ERR_TOO_LONG (larger than every usable link's MTU: see
- * dw_ipoib_node_path_mtu()), DW_ERR_NOSPACE or DW_ERR_MALFORMED.
+ * dw_ipoib_node_path_mtu()), DW_ERR_NOSPACE, DW_ERR_MALFORMED, or what
+ * the send callback returned for the packet. DW_ERR_NOMEM: a post was
+ * refused and the packet was not sent: its own, or the ARP request or CM
+ * REQ/SIDR_REQ it needed first, which then started nothing (no peer entry
+ * kept, nothing queued, no attempt counted; the next send tries again).
  */
 DW_EXTERN int dw_ipoib_node_send(dw_ipoib_node *n, const uint8_t *pkt, size_t len, uint64_t now);
 
@@ -195,11 +219,24 @@ DW_EXTERN int dw_ipoib_node_send(dw_ipoib_node *n, const uint8_t *pkt, size_t le
 DW_EXTERN int dw_ipoib_node_send_via(dw_ipoib_node *n, uint32_t peer, uint16_t type, const uint8_t *pkt,
                            size_t len, dw_ipoib_mode via, uint64_t now);
 
-/** A UD datagram arrived (frame = IPoIB header and packet). */
+/**
+ * A UD datagram arrived (frame = IPoIB header and packet). Returns 0, or
+ * DW_ERR_NOMEM when a post of its ARP handling was refused: the ARP reply
+ * (the peer's next request asks again), or packets that waited for the
+ * address (each refused one is given up, counted in pend_dropped; the
+ * others still go). The datagram itself was taken in full.
+ */
 DW_EXTERN int dw_ipoib_node_input_ud(dw_ipoib_node *n, const dw_ipoib_ud *from, const uint8_t *frame,
                            size_t len, uint64_t now);
 
-/** A CM message arrived from the node with GID sgid. */
+/**
+ * A CM message arrived from the node with GID sgid. Returns 0,
+ * DW_ERR_MALFORMED (a type no node knows), or DW_ERR_NOMEM when the post
+ * of the answer was refused: a refused REP accepts nothing (no slot kept,
+ * the requester times out); a refused RTU leaves the link up (the peer's
+ * first data establishes it); a refused REJ, DREP, SIDR_REP or retried REQ
+ * is handled as a lost one (the peer's or our CM timeout, then UD).
+ */
 DW_EXTERN int dw_ipoib_node_input_cm(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m,
                            uint64_t now);
 
@@ -207,8 +244,19 @@ DW_EXTERN int dw_ipoib_node_input_cm(dw_ipoib_node *n, const uint8_t *sgid, cons
 DW_EXTERN int dw_ipoib_node_input_conn(dw_ipoib_node *n, const uint8_t *sgid, uint32_t sqpn,
                              uint32_t dqpn, const uint8_t *frame, size_t len, uint64_t now);
 
-/** Runs timers (ARP retries, CM timeouts) due at now. */
+/**
+ * Runs timers (ARP retries, CM timeouts) due at now. An ARP request whose
+ * post is refused counts as a try, as a lost one; the refusal is reported
+ * by dw_ipoib_node_tick_error().
+ */
 DW_EXTERN void dw_ipoib_node_tick(dw_ipoib_node *n, uint64_t now);
+
+/**
+ * What the last dw_ipoib_node_tick() could not return: DW_ERR_NOMEM when a
+ * post it made was refused, else 0 (0 before the first tick; DW_ERR_INVAL
+ * for NULL). Each tick sets it anew: call it after each tick.
+ */
+DW_EXTERN int dw_ipoib_node_tick_error(const dw_ipoib_node *n);
 
 /** The earliest pending timer, or UINT64_MAX when none. */
 DW_EXTERN uint64_t dw_ipoib_node_next_timer(const dw_ipoib_node *n);
@@ -257,7 +305,8 @@ typedef struct dw_ipoib_node_stats {
     uint64_t rx_rule_drops;
     /** For a QP we do not have, or an unknown IPoIB type. */
     uint64_t rx_unknown;
-    /** Packets given up after ARP failed. */
+    /** Packets given up after ARP failed, or whose post was refused
+     * (DW_ERR_NOMEM) when the address came. */
     uint64_t pend_dropped;
     /** CM messages whose private data or service ID was malformed. */
     uint64_t cm_malformed;

@@ -43,12 +43,13 @@ static const char *rej_text(uint16_t reason)
     }
 }
 
-static void send_cm(dw_ipoib_node *n, const uint8_t *gid, const dw_ipoib_cm_msg *m)
+/* 0, or DW_ERR_NOMEM when the post was refused (other failures: lost). */
+static int send_cm(dw_ipoib_node *n, const uint8_t *gid, const dw_ipoib_cm_msg *m)
 {
-    n->cb.send_cm(n, gid, m, n->ud);
+    return dw_ipoib_posted(n->cb.send_cm(n, gid, m, n->ud));
 }
 
-static void send_rej(dw_ipoib_node *n, const uint8_t *gid, uint32_t remote_id, uint16_t reason,
+static int send_rej(dw_ipoib_node *n, const uint8_t *gid, uint32_t remote_id, uint16_t reason,
                      const dw_ipoib_pd *mtu_pd)
 {
     dw_ipoib_cm_msg m;
@@ -60,7 +61,7 @@ static void send_rej(dw_ipoib_node *n, const uint8_t *gid, uint32_t remote_id, u
         dw_ipoib_rej r = {reason, *mtu_pd};
         dw_ipoib_rej_encode(m.pd, m.pd_len, &r);
     }
-    send_cm(n, gid, &m);
+    return send_cm(n, gid, &m);
 }
 
 /* ---- requester ---- */
@@ -73,7 +74,7 @@ void dw_ipoib_node_cm_fail(dw_ipoib_node *n, ipoib_peer *p, const char *why)
     dw_ipoib_node_event(n, DW_IPOIB_EV_LINK_FAILED, p->ip, p->chosen, 0, p->sid, why);
 }
 
-static void send_req(dw_ipoib_node *n, ipoib_peer *p, uint64_t now)
+static int send_req(dw_ipoib_node *n, ipoib_peer *p, uint64_t now)
 {
     dw_ipoib_cm_msg m;
     msg_init(&m, DW_IPOIB_CM_REQ);
@@ -92,10 +93,11 @@ static void send_req(dw_ipoib_node *n, ipoib_peer *p, uint64_t now)
         m.service_id = dw_ipoib_sid_cm(p->style, p->addr.qpn);
         dw_ipoib_rfc_pd_encode(m.pd, m.pd_len, &pd);
     }
-    send_cm(n, p->addr.gid, &m);
+    return send_cm(n, p->addr.gid, &m);
 }
 
-static void start_link(dw_ipoib_node *n, ipoib_peer *p, dw_ipoib_mode mode, uint64_t sid,
+/* A refused REQ starts nothing: the next packet to the peer tries again. */
+static int start_link(dw_ipoib_node *n, ipoib_peer *p, dw_ipoib_mode mode, uint64_t sid,
                        uint64_t now)
 {
     p->state = DW_IPOIB_LINK_PENDING;
@@ -108,10 +110,17 @@ static void start_link(dw_ipoib_node *n, ipoib_peer *p, dw_ipoib_mode mode, uint
     p->style_switched = 0;
     p->attempts++;
     n->st.attempts++;
-    send_req(n, p, now);
+    int r = send_req(n, p, now);
+    if (r < 0) {
+        p->state = DW_IPOIB_LINK_NONE;
+        p->attempts--;
+        n->st.attempts--;
+    }
+    return r;
 }
 
-static void start_sidr(dw_ipoib_node *n, ipoib_peer *p, ipoib_svc *v, uint64_t sid,
+/* A refused SIDR_REQ starts nothing, as a refused REQ. */
+static int start_sidr(dw_ipoib_node *n, ipoib_peer *p, ipoib_svc *v, uint64_t sid,
                        uint64_t now)
 {
     dw_ipoib_cm_msg m;
@@ -126,30 +135,32 @@ static void start_sidr(dw_ipoib_node *n, ipoib_peer *p, ipoib_svc *v, uint64_t s
     m.local_id = v->req_id;
     m.service_id = sid; /* 3.1, 4.0 */
     dw_ipoib_sidr_pd_encode(m.pd, m.pd_len, &pd);
-    send_cm(n, p->addr.gid, &m);
+    int r = send_cm(n, p->addr.gid, &m);
+    if (r < 0) {
+        v->state = SVC_NONE;
+        p->attempts--;
+        n->st.attempts--;
+    }
+    return r;
 }
 
-void dw_ipoib_node_cm_start(dw_ipoib_node *n, ipoib_peer *p, uint64_t sid, uint64_t now)
+int dw_ipoib_node_cm_start(dw_ipoib_node *n, ipoib_peer *p, uint64_t sid, uint64_t now)
 {
     dw_ipoib_mode mode = dw_ipoib_choose(n->s.caps, p->caps); /* 2.0, 3.0 */
-    if (dw_ipoib_mode_connected(mode)) {
-        if (p->state == DW_IPOIB_LINK_NONE)
-            start_link(n, p, mode, sid, now);
-        return;
-    }
+    if (dw_ipoib_mode_connected(mode))
+        return p->state == DW_IPOIB_LINK_NONE ? start_link(n, p, mode, sid, now) : 0;
     /* QPN: one SIDR per service, but none more until one succeeded: a peer
      * that serves nothing costs one failed attempt and stays on UD */
     if (mode != DW_IPOIB_MODE_QPN || (!p->svc_up && p->svc_failed))
-        return;
+        return 0;
     ipoib_svc *free_slot = NULL;
     for (int i = 0; i < IPOIB_PEER_SVC_MAX; i++) {
         if (p->svc[i].state != SVC_NONE && (p->svc[i].sid == sid || !p->svc_up))
-            return; /* resolved, pending or failed already; or a first pending */
+            return 0; /* resolved, pending or failed already; or a first pending */
         if (p->svc[i].state == SVC_NONE && !free_slot)
             free_slot = &p->svc[i];
     }
-    if (free_slot)
-        start_sidr(n, p, free_slot, sid, now);
+    return free_slot ? start_sidr(n, p, free_slot, sid, now) : 0;
 }
 
 void dw_ipoib_node_cm_tick(dw_ipoib_node *n, ipoib_peer *p, uint64_t now)
@@ -197,19 +208,20 @@ static int rep_mtu(dw_ipoib_node *n, const ipoib_peer *p, const dw_ipoib_cm_msg 
     return 0;
 }
 
-static void on_rep(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m)
+/* The answers' posts refused (DW_ERR_NOMEM) are taken as lost: a REJ or
+ * DREQ the peer never sees ends in its timeout; the link is up without
+ * its RTU (the peer's first data establishes it). */
+static int on_rep(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m)
 {
     ipoib_peer *p = pending_by_id(n, sgid, m->remote_id);
     uint32_t peer_mtu, link_mtu;
-    if (!p) { /* late (we timed out) or forged: refuse it */
-        send_rej(n, sgid, m->local_id, DW_IPOIB_REJ_CONSUMER, NULL);
-        return;
-    }
+    if (!p) /* late (we timed out) or forged: refuse it */
+        return send_rej(n, sgid, m->local_id, DW_IPOIB_REJ_CONSUMER, NULL);
     if (rep_mtu(n, p, m, &peer_mtu) < 0) {
         n->st.cm_malformed++;
-        send_rej(n, sgid, m->local_id, DW_IPOIB_REJ_CONSUMER, NULL);
+        int r = send_rej(n, sgid, m->local_id, DW_IPOIB_REJ_CONSUMER, NULL);
         dw_ipoib_node_cm_fail(n, p, "REP private data malformed or not ours");
-        return;
+        return r;
     }
     dw_ipoib_cm_msg r;
     p->remote_id = m->local_id;
@@ -219,18 +231,19 @@ static void on_rep(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg 
         msg_init(&r, DW_IPOIB_CM_DREQ);
         r.local_id = p->local_id;
         r.remote_id = p->remote_id;
-        send_cm(n, sgid, &r);
+        int rc = send_cm(n, sgid, &r);
         n->st.disconnects++;
         dw_ipoib_node_cm_fail(n, p, "link MTU below our minimum: disconnected");
-        return;
+        return rc;
     }
     msg_init(&r, DW_IPOIB_CM_RTU);
     r.local_id = p->local_id;
     r.remote_id = p->remote_id;
-    send_cm(n, sgid, &r);
+    int rc = send_cm(n, sgid, &r);
     p->mtu = link_mtu; /* 3.2: the smaller value */
     p->state = DW_IPOIB_LINK_UP;
     dw_ipoib_node_event(n, DW_IPOIB_EV_LINK_UP, p->ip, p->chosen, link_mtu, p->sid, NULL);
+    return rc;
 }
 
 static void free_conn(dw_ipoib_node *n, const uint8_t *sgid, uint32_t local_id)
@@ -242,13 +255,15 @@ static void free_conn(dw_ipoib_node *n, const uint8_t *sgid, uint32_t local_id)
     }
 }
 
-static void on_rej(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m,
-                   uint64_t now)
+/* A retried REQ whose post is refused (DW_ERR_NOMEM) is taken as lost:
+ * the link waits for its timeout and falls back to UD. */
+static int on_rej(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m,
+                  uint64_t now)
 {
     ipoib_peer *p = pending_by_id(n, sgid, m->remote_id);
     if (!p) { /* our REP refused */
         free_conn(n, sgid, m->remote_id);
-        return;
+        return 0;
     }
     dw_ipoib_rej rej = {m->reason, {0, 0, 0}};
     uint32_t retry;
@@ -256,7 +271,7 @@ static void on_rej(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg 
         dw_ipoib_rej_decode(&rej, m->reason, m->pd, m->pd_len) < 0) {
         n->st.cm_malformed++;
         dw_ipoib_node_cm_fail(n, p, "REJ private data malformed");
-        return;
+        return 0;
     }
     if (dw_ipoib_on_rej(n->s.profile, &n->s.mtu, &rej, p->mtu_left, &retry)) {
         p->mtu_left--; /* 3.2: retry with the MTU that would be acceptable */
@@ -265,8 +280,7 @@ static void on_rej(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg 
         n->st.retries++;
         dw_ipoib_node_event(n, DW_IPOIB_EV_LINK_RETRY, p->ip, p->chosen, retry, p->sid,
                     rej_text(m->reason));
-        send_req(n, p, now);
-        return;
+        return send_req(n, p, now);
     }
     if (n->s.profile == DW_IPOIB_PROFILE_RFC4755 && m->reason == DW_IPOIB_REJ_INVALID_SID &&
         n->s.sid_fallback && !p->style_switched) {
@@ -276,10 +290,10 @@ static void on_rej(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg 
         n->st.retries++;
         dw_ipoib_node_event(n, DW_IPOIB_EV_LINK_RETRY, p->ip, p->chosen, 0,
                     dw_ipoib_sid_cm(p->style, p->addr.qpn), rej_text(m->reason));
-        send_req(n, p, now);
-        return;
+        return send_req(n, p, now);
     }
     dw_ipoib_node_cm_fail(n, p, rej_text(m->reason));
+    return 0;
 }
 
 static void on_sidr_rep(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m)
@@ -322,12 +336,12 @@ static void on_sidr_rep(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm
 
 /* ---- responder ---- */
 
-static void refuse(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m,
-                   uint16_t reason, const char *why)
+static int refuse(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m,
+                  uint16_t reason, const char *why)
 {
     n->st.refused++;
     dw_ipoib_node_event(n, DW_IPOIB_EV_REFUSED, 0, m->transport, 0, m->service_id, why);
-    send_rej(n, sgid, m->local_id, reason, NULL);
+    return send_rej(n, sgid, m->local_id, reason, NULL);
 }
 
 /* The REQ's service ID names us? 0, or the REJ reason. */
@@ -372,7 +386,7 @@ static ipoib_conn *conn_alloc(dw_ipoib_node *n)
     return NULL;
 }
 
-static void send_rep(dw_ipoib_node *n, const ipoib_conn *c, uint32_t peer_qpn, uint32_t mtu)
+static int send_rep(dw_ipoib_node *n, const ipoib_conn *c, uint32_t peer_qpn, uint32_t mtu)
 {
     dw_ipoib_cm_msg r;
     msg_init(&r, DW_IPOIB_CM_REP);
@@ -386,27 +400,25 @@ static void send_rep(dw_ipoib_node *n, const ipoib_conn *c, uint32_t peer_qpn, u
         dw_ipoib_rfc_pd pd = {n->s.qpn, mtu + DW_IPOIB_HDR_LEN};
         dw_ipoib_rfc_pd_encode(r.pd, r.pd_len, &pd);
     }
-    send_cm(n, c->gid, &r);
+    return send_cm(n, c->gid, &r);
 }
 
-static void on_req(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m)
+/* A REP whose post is refused (DW_ERR_NOMEM) accepts nothing: the slot is
+ * freed and the requester times out; a refused REJ is taken as lost. */
+static int on_req(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m)
 {
     unsigned connected = n->s.caps & (DW_IPOIB_CAP_RC | DW_IPOIB_CAP_UC | DW_IPOIB_CAP_RD);
     uint16_t why = req_sid_check(n, m->service_id);
-    if (!connected || why) { /* nobody listens on that service ID */
-        refuse(n, sgid, m, DW_IPOIB_REJ_INVALID_SID, "service ID not ours");
-        return;
-    }
+    if (!connected || why) /* nobody listens on that service ID */
+        return refuse(n, sgid, m, DW_IPOIB_REJ_INVALID_SID, "service ID not ours");
     if (!dw_ipoib_mode_connected(m->transport) ||
-        !(n->s.caps & dw_ipoib_mode_cap(m->transport))) {
-        refuse(n, sgid, m, DW_IPOIB_REJ_CONSUMER, "transport not supported");
-        return;
-    }
+        !(n->s.caps & dw_ipoib_mode_cap(m->transport)))
+        return refuse(n, sgid, m, DW_IPOIB_REJ_CONSUMER, "transport not supported");
     uint32_t req_mtu, peer_qpn, mtu_out, link_mtu;
     if (req_pd(n, m, &req_mtu, &peer_qpn) < 0) {
         n->st.cm_malformed++;
-        refuse(n, sgid, m, DW_IPOIB_REJ_CONSUMER, "REQ private data malformed or not ours");
-        return;
+        return refuse(n, sgid, m, DW_IPOIB_REJ_CONSUMER,
+                      "REQ private data malformed or not ours");
     }
     if (dw_ipoib_on_req_mtu(n->s.profile, &n->s.mtu, req_mtu, &mtu_out, &link_mtu) ==
         DW_IPOIB_REQ_REJECT_MTU) { /* 3.2: REJ with the acceptable MTU, reason 3 */
@@ -414,14 +426,11 @@ static void on_req(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg 
         n->st.refused++;
         dw_ipoib_node_event(n, DW_IPOIB_EV_REFUSED, 0, m->transport, mtu_out, m->service_id,
                     "MTU below our minimum");
-        send_rej(n, sgid, m->local_id, DW_IPOIB_REJ_NO_RESOURCES, &pd);
-        return;
+        return send_rej(n, sgid, m->local_id, DW_IPOIB_REJ_NO_RESOURCES, &pd);
     }
     ipoib_conn *c = conn_alloc(n);
-    if (!c) {
-        refuse(n, sgid, m, DW_IPOIB_REJ_NO_RESOURCES, "no connection slot");
-        return;
-    }
+    if (!c)
+        return refuse(n, sgid, m, DW_IPOIB_REJ_NO_RESOURCES, "no connection slot");
     memset(c, 0, sizeof *c);
     c->used = 1;
     memcpy(c->gid, sgid, DW_IPOIB_GID_LEN);
@@ -431,9 +440,14 @@ static void on_req(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg 
     c->rqpn = m->qpn;
     c->mtu = link_mtu;
     c->mode = m->transport;
+    int r = send_rep(n, c, peer_qpn, mtu_out);
+    if (r < 0) {
+        c->used = 0;
+        return r;
+    }
     n->st.accepted++;
     dw_ipoib_node_event(n, DW_IPOIB_EV_ACCEPTED, 0, c->mode, link_mtu, m->service_id, NULL);
-    send_rep(n, c, peer_qpn, mtu_out);
+    return 0;
 }
 
 static const dw_ipoib_service *svc_lookup(const dw_ipoib_node *n, uint64_t sid)
@@ -448,7 +462,7 @@ static const dw_ipoib_service *svc_lookup(const dw_ipoib_node *n, uint64_t sid)
     return wild;
 }
 
-static void on_sidr_req(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m)
+static int on_sidr_req(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m)
 {
     dw_ipoib_cm_msg r;
     dw_ipoib_pd pd;
@@ -467,14 +481,16 @@ static void on_sidr_req(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm
         r.reason = DW_IPOIB_SIDR_OK;
         r.qpn = v->qpn;
         dw_ipoib_sidr_pd_encode(r.pd, r.pd_len, &back);
-        n->st.accepted++;
-    } else {
-        n->st.refused++;
     }
-    send_cm(n, sgid, &r);
+    int rc = send_cm(n, sgid, &r); /* refused (DW_ERR_NOMEM): no answer, not counted */
+    if (!rc && r.reason == DW_IPOIB_SIDR_OK)
+        n->st.accepted++;
+    else if (!rc && !v)
+        n->st.refused++;
+    return rc;
 }
 
-static void on_dreq(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m)
+static int on_dreq(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m)
 {
     dw_ipoib_cm_msg r;
     free_conn(n, sgid, m->remote_id);
@@ -489,7 +505,7 @@ static void on_dreq(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg
     msg_init(&r, DW_IPOIB_CM_DREP);
     r.local_id = m->remote_id;
     r.remote_id = m->local_id;
-    send_cm(n, sgid, &r);
+    return send_cm(n, sgid, &r);
 }
 
 int dw_ipoib_node_cm_input(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m,
@@ -499,11 +515,9 @@ int dw_ipoib_node_cm_input(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib
         return 0;
     switch (m->type) {
     case DW_IPOIB_CM_REQ:
-        on_req(n, sgid, m);
-        break;
+        return on_req(n, sgid, m);
     case DW_IPOIB_CM_REP:
-        on_rep(n, sgid, m);
-        break;
+        return on_rep(n, sgid, m);
     case DW_IPOIB_CM_RTU:
         for (unsigned i = 0; i < n->s.max_conns; i++)
             if (n->conns[i].used && n->conns[i].local_id == m->remote_id &&
@@ -511,14 +525,11 @@ int dw_ipoib_node_cm_input(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib
                 n->conns[i].up = 1;
         break;
     case DW_IPOIB_CM_REJ:
-        on_rej(n, sgid, m, now);
-        break;
+        return on_rej(n, sgid, m, now);
     case DW_IPOIB_CM_DREQ:
-        on_dreq(n, sgid, m);
-        break;
+        return on_dreq(n, sgid, m);
     case DW_IPOIB_CM_SIDR_REQ:
-        on_sidr_req(n, sgid, m);
-        break;
+        return on_sidr_req(n, sgid, m);
     case DW_IPOIB_CM_SIDR_REP:
         on_sidr_rep(n, sgid, m);
         break;

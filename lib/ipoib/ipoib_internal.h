@@ -60,15 +60,25 @@ struct dw_ipoib_node {
     uint8_t *pend_data;
     uint64_t pend_seq;
     uint32_t next_id, next_qpn;
+    int tick_err; /* a post refused by the last dw_ipoib_node_tick() */
     dw_ipoib_node_stats st;
 };
+
+/* A send callback's return for a message the node posts on its own (ARP,
+ * the packets that waited for it, CM): DW_ERR_NOMEM is a refused post and
+ * is reported; any other failure is taken as a datagram lost on the way. */
+static inline int dw_ipoib_posted(int r)
+{
+    return r == DW_ERR_NOMEM ? r : 0;
+}
 
 void dw_ipoib_node_event(dw_ipoib_node *n, dw_ipoib_event_kind k, uint32_t peer, dw_ipoib_mode m,
                  uint32_t mtu, uint64_t sid, const char *why);
 
 /* Starts the set-up of the best common mode towards p, if any is due
- * (a connected link once; a QPN service per service ID). */
-void dw_ipoib_node_cm_start(dw_ipoib_node *n, ipoib_peer *p, uint64_t sid, uint64_t now);
+ * (a connected link once; a QPN service per service ID). DW_ERR_NOMEM
+ * when the REQ or SIDR_REQ post was refused: nothing was started. */
+int dw_ipoib_node_cm_start(dw_ipoib_node *n, ipoib_peer *p, uint64_t sid, uint64_t now);
 
 /* The link towards p fails: one failed attempt, the peer stays on UD. */
 void dw_ipoib_node_cm_fail(dw_ipoib_node *n, ipoib_peer *p, const char *why);
@@ -76,6 +86,8 @@ void dw_ipoib_node_cm_fail(dw_ipoib_node *n, ipoib_peer *p, const char *why);
 /* CM timers of p. */
 void dw_ipoib_node_cm_tick(dw_ipoib_node *n, ipoib_peer *p, uint64_t now);
 
+/* A CM message: DW_ERR_MALFORMED for an unknown type, DW_ERR_NOMEM when
+ * the answer's post was refused (taken as lost otherwise), else 0. */
 int dw_ipoib_node_cm_input(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m,
                    uint64_t now);
 

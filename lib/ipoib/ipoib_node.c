@@ -228,20 +228,24 @@ static int parse_ipv4(const uint8_t *pkt, size_t len, ip_info *ii)
     return 0;
 }
 
-/* A unicast IPv4 packet to a resolved peer. */
+/* A unicast IPv4 packet to a resolved peer; DW_ERR_NOMEM (not sent) when
+ * the post of the set-up it starts was refused. */
 static int peer_tx(dw_ipoib_node *n, ipoib_peer *p, const uint8_t *pkt, size_t len,
                    uint64_t sid, uint64_t now)
 {
     dw_ipoib_links l;
-    dw_ipoib_node_cm_start(n, p, sid, now);
+    int r = dw_ipoib_node_cm_start(n, p, sid, now);
+    if (r < 0)
+        return r;
     links_of(n, p, sid, &l);
     int m = dw_ipoib_route(DW_IPOIB_PKT_UNICAST, &l, len); /* 3.3 */
     if (m < 0)
         return m;
-    int r = tx_on(n, p, (dw_ipoib_mode)m, sid, DW_IPOIB_TYPE_IPV4, pkt, len);
+    r = tx_on(n, p, (dw_ipoib_mode)m, sid, DW_IPOIB_TYPE_IPV4, pkt, len);
     return r < 0 ? r : 0;
 }
 
+/* 0, or DW_ERR_NOMEM when the post was refused (other failures: lost). */
 static int send_arp(dw_ipoib_node *n, uint16_t op, uint32_t tpa, const dw_ipoib_addr *tha)
 {
     dw_ipoib_arp a = {0};
@@ -255,20 +259,24 @@ static int send_arp(dw_ipoib_node *n, uint16_t op, uint32_t tpa, const dw_ipoib_
     dw_ipoib_arp_encode(buf, sizeof buf, &a);
     n->st.tx_ud++;
     if (op == DW_IPOIB_ARP_REPLY)
-        return tx_ud(n, tha->gid, tha->qpn, DW_IPOIB_TYPE_ARP, buf, sizeof buf);
+        return dw_ipoib_posted(
+            tx_ud(n, tha->gid, tha->qpn, DW_IPOIB_TYPE_ARP, buf, sizeof buf));
     n->st.tx_mcast++; /* 1.0, 3.0: resolution always over UD (broadcast) */
     dw_ipoib_mgid_ipv4(mgid, 0xFFFFFFFFu, n->s.pkey);
-    return tx_ud(n, mgid, DW_IPOIB_QPN_MAX, DW_IPOIB_TYPE_ARP, buf, sizeof buf);
+    return dw_ipoib_posted(
+        tx_ud(n, mgid, DW_IPOIB_QPN_MAX, DW_IPOIB_TYPE_ARP, buf, sizeof buf));
 }
 
-static void arp_request(dw_ipoib_node *n, ipoib_peer *p, uint64_t now)
+/* The request counts as a try whether its post went or was refused. */
+static int arp_request(dw_ipoib_node *n, ipoib_peer *p, uint64_t now)
 {
     p->arp_out = 1;
     p->arp_tries++;
     p->arp_deadline = now + n->s.arp_timeout;
-    send_arp(n, DW_IPOIB_ARP_REQUEST, p->ip, NULL);
+    return send_arp(n, DW_IPOIB_ARP_REQUEST, p->ip, NULL);
 }
 
+/* The slot taken, or DW_ERR_NOSPACE. */
 static int pend_add(dw_ipoib_node *n, uint32_t ip, const uint8_t *pkt, size_t len)
 {
     for (unsigned i = 0; i < n->s.pend_max; i++)
@@ -279,14 +287,17 @@ static int pend_add(dw_ipoib_node *n, uint32_t ip, const uint8_t *pkt, size_t le
             q->seq = n->pend_seq++;
             q->len = len;
             memcpy(n->pend_data + (size_t)i * n->s.ud_mtu, pkt, len);
-            return 0;
+            return (int)i;
         }
     return DW_ERR_NOSPACE;
 }
 
-/* Packets that waited for ARP go out in the order they came. */
-static void pend_flush(dw_ipoib_node *n, ipoib_peer *p, int drop, uint64_t now)
+/* Packets that waited for ARP go out in the order they came; a packet whose
+ * post is refused is given up (pend_dropped) and the others still go.
+ * Returns 0, or DW_ERR_NOMEM when a post was refused. */
+static int pend_flush(dw_ipoib_node *n, ipoib_peer *p, int drop, uint64_t now)
 {
+    int err = 0;
     for (;;) {
         ipoib_pend *q = NULL;
         unsigned at = 0;
@@ -296,12 +307,16 @@ static void pend_flush(dw_ipoib_node *n, ipoib_peer *p, int drop, uint64_t now)
                 at = i;
             }
         if (!q)
-            return;
+            return err;
         q->used = 0;
         const uint8_t *pkt = n->pend_data + (size_t)at * n->s.ud_mtu;
         ip_info ii;
-        if (drop || parse_ipv4(pkt, q->len, &ii) || peer_tx(n, p, pkt, q->len, ii.sid, now))
+        int r = drop || parse_ipv4(pkt, q->len, &ii) ? DW_ERR_STATE
+                                                     : peer_tx(n, p, pkt, q->len, ii.sid, now);
+        if (r < 0)
             n->st.pend_dropped++;
+        if (r == DW_ERR_NOMEM && !err)
+            err = r;
     }
 }
 
@@ -328,10 +343,16 @@ int dw_ipoib_node_send(dw_ipoib_node *n, const uint8_t *pkt, size_t len, uint64_
         return peer_tx(n, p, pkt, len, ii.sid, now);
     if (len > n->s.ud_mtu)
         return DW_ERR_TOO_LONG;
-    int r = pend_add(n, ii.dst, pkt, len);
-    if (!p->arp_out)
-        arp_request(n, p, now);
-    return r;
+    int slot = pend_add(n, ii.dst, pkt, len);
+    if (!p->arp_out && arp_request(n, p, now) < 0) {
+        /* the request refused: as if this call had not been made (no
+         * peer waits, nothing was queued; the next send asks again) */
+        if (slot >= 0)
+            n->pend[slot].used = 0;
+        p->used = 0;
+        return DW_ERR_NOMEM;
+    }
+    return slot < 0 ? slot : 0;
 }
 
 int dw_ipoib_node_send_via(dw_ipoib_node *n, uint32_t peer, uint16_t type, const uint8_t *pkt,
@@ -358,7 +379,7 @@ int dw_ipoib_node_send_via(dw_ipoib_node *n, uint32_t peer, uint16_t type, const
 
 /* ---- address resolution (draft 1.0, 2.0, 3.0; section 5) ---- */
 
-static void learn(dw_ipoib_node *n, ipoib_peer *p, const dw_ipoib_addr *a, uint64_t now)
+static int learn(dw_ipoib_node *n, ipoib_peer *p, const dw_ipoib_addr *a, uint64_t now)
 {
     p->resolved = 1;
     p->arp_out = 0;
@@ -367,7 +388,7 @@ static void learn(dw_ipoib_node *n, ipoib_peer *p, const dw_ipoib_addr *a, uint6
     p->caps = dw_ipoib_flags_decode(n->s.profile, a->flags, n->s.caps);
     dw_ipoib_node_event(n, DW_IPOIB_EV_ARP_RESOLVED, p->ip, dw_ipoib_choose(n->s.caps, p->caps), 0, 0,
                 NULL);
-    pend_flush(n, p, 0, now);
+    return pend_flush(n, p, 0, now);
 }
 
 static int same_addr(const dw_ipoib_addr *a, const dw_ipoib_addr *b)
@@ -381,56 +402,63 @@ static void arp_ignored(dw_ipoib_node *n, uint32_t ip, const char *why)
     dw_ipoib_node_event(n, DW_IPOIB_EV_ARP_IGNORED, ip, DW_IPOIB_MODE_UD, 0, 0, why);
 }
 
-static void arp_input(dw_ipoib_node *n, const dw_ipoib_ud *from, const uint8_t *pkt,
-                      size_t len, uint64_t now)
+/* 0, or DW_ERR_NOMEM when a post it made (the reply, the packets that
+ * waited for the address) was refused: those are not sent. */
+static int arp_input(dw_ipoib_node *n, const dw_ipoib_ud *from, const uint8_t *pkt,
+                     size_t len, uint64_t now)
 {
     dw_ipoib_arp a;
     if (dw_ipoib_arp_decode(&a, pkt, len) < 0) {
         arp_ignored(n, 0, "malformed ARP");
-        return;
+        return 0;
     }
     if (a.spa == n->s.ipv4 || !dw_ipoib_qpn_valid(a.sha.qpn)) {
         arp_ignored(n, a.spa, "bad sender address");
-        return;
+        return 0;
     }
     /* 5: an imposter may send someone else's address; ours must be the
      * datagram's own source */
     if (n->s.check_arp_source &&
         (a.sha.qpn != from->sqpn || memcmp(a.sha.gid, from->sgid, DW_IPOIB_GID_LEN))) {
         arp_ignored(n, a.spa, "sender address is not the datagram's source");
-        return;
+        return 0;
     }
     int for_me = a.tpa == n->s.ipv4;
     ipoib_peer *p = for_me && a.op == DW_IPOIB_ARP_REQUEST ? peer_get(n, a.spa)
                                                             : peer_find(n, a.spa);
     if (!p && !for_me)
-        return; /* RFC 826: merge only what we know */
+        return 0; /* RFC 826: merge only what we know */
     if (!p) {
         arp_ignored(n, a.spa,
                     a.op == DW_IPOIB_ARP_REQUEST ? "no room for the peer" : "unsolicited reply");
-        return;
+        return 0;
     }
+    int err = 0;
     if (p->resolved && !same_addr(&p->addr, &a.sha))
         arp_ignored(n, a.spa, "conflicting address: the first one is kept");
     else if (p->resolved)
         p->caps = dw_ipoib_flags_decode(n->s.profile, a.sha.flags, n->s.caps);
     else if (a.op == DW_IPOIB_ARP_REQUEST || p->arp_out)
-        learn(n, p, &a.sha, now);
+        err = learn(n, p, &a.sha, now);
     else
         arp_ignored(n, a.spa, "unsolicited reply");
-    if (for_me && a.op == DW_IPOIB_ARP_REQUEST)
-        send_arp(n, DW_IPOIB_ARP_REPLY, a.spa, &a.sha);
+    if (for_me && a.op == DW_IPOIB_ARP_REQUEST) {
+        int r = send_arp(n, DW_IPOIB_ARP_REPLY, a.spa, &a.sha);
+        err = err ? err : r;
+    }
+    return err;
 }
 
 /* ---- receive ---- */
 
-static void rx_frame(dw_ipoib_node *n, const uint8_t *frame, size_t len, dw_ipoib_mode via,
-                     const dw_ipoib_ud *from, uint64_t now)
+/* 0, or DW_ERR_NOMEM from the ARP handling. */
+static int rx_frame(dw_ipoib_node *n, const uint8_t *frame, size_t len, dw_ipoib_mode via,
+                    const dw_ipoib_ud *from, uint64_t now)
 {
     dw_ipoib_hdr h;
     if (dw_ipoib_hdr_decode(&h, frame, len) < 0) {
         n->st.rx_unknown++;
-        return;
+        return 0;
     }
     const uint8_t *pkt = frame + DW_IPOIB_HDR_LEN;
     size_t plen = len - DW_IPOIB_HDR_LEN;
@@ -439,19 +467,17 @@ static void rx_frame(dw_ipoib_node *n, const uint8_t *frame, size_t len, dw_ipoi
         n->st.rx_rule_drops++;
         dw_ipoib_node_event(n, DW_IPOIB_EV_RX_DROPPED, 0, via, 0, 0,
                     "ARP/ND or multicast over a connected link");
-        return;
+        return 0;
     }
-    if (h.type == DW_IPOIB_TYPE_ARP) {
-        if (from)
-            arp_input(n, from, pkt, plen, now);
-        return;
-    }
+    if (h.type == DW_IPOIB_TYPE_ARP)
+        return from ? arp_input(n, from, pkt, plen, now) : 0;
     if (h.type != DW_IPOIB_TYPE_IPV4 && h.type != DW_IPOIB_TYPE_IPV6) {
         n->st.rx_unknown++;
-        return;
+        return 0;
     }
     n->st.delivered++; /* 3.3: UD-received packets are always processed */
     n->cb.deliver(n, h.type, pkt, plen, via, n->ud);
+    return 0;
 }
 
 int dw_ipoib_node_has_ud_qpn(const dw_ipoib_node *n, uint32_t qpn)
@@ -482,8 +508,7 @@ int dw_ipoib_node_input_ud(dw_ipoib_node *n, const dw_ipoib_ud *from, const uint
         n->st.rx_qpn++;
     else
         n->st.rx_ud++;
-    rx_frame(n, frame, len, via, from, now);
-    return 0;
+    return rx_frame(n, frame, len, via, from, now);
 }
 
 int dw_ipoib_node_input_conn(dw_ipoib_node *n, const uint8_t *sgid, uint32_t sqpn,
@@ -510,8 +535,7 @@ int dw_ipoib_node_input_conn(dw_ipoib_node *n, const uint8_t *sgid, uint32_t sqp
         return 0;
     }
     n->st.rx_conn++;
-    rx_frame(n, frame, len, via, NULL, now);
-    return 0;
+    return rx_frame(n, frame, len, via, NULL, now);
 }
 
 int dw_ipoib_node_input_cm(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib_cm_msg *m,
@@ -526,13 +550,16 @@ int dw_ipoib_node_input_cm(dw_ipoib_node *n, const uint8_t *sgid, const dw_ipoib
 
 void dw_ipoib_node_tick(dw_ipoib_node *n, uint64_t now)
 {
+    n->tick_err = 0;
     for (unsigned i = 0; i < n->s.max_peers; i++) {
         ipoib_peer *p = &n->peers[i];
         if (!p->used)
             continue;
         if (p->arp_out && now >= p->arp_deadline) {
             if (p->arp_tries < n->s.arp_tries) {
-                arp_request(n, p, now);
+                /* refused: a try, as a lost request; told by tick_error */
+                int r = arp_request(n, p, now);
+                n->tick_err = n->tick_err ? n->tick_err : r;
             } else { /* unresolved: what waited is given up, the entry freed */
                 pend_flush(n, p, 1, now);
                 p->used = 0;
@@ -541,6 +568,11 @@ void dw_ipoib_node_tick(dw_ipoib_node *n, uint64_t now)
         }
         dw_ipoib_node_cm_tick(n, p, now);
     }
+}
+
+int dw_ipoib_node_tick_error(const dw_ipoib_node *n)
+{
+    return n ? n->tick_err : DW_ERR_INVAL;
 }
 
 uint64_t dw_ipoib_node_next_timer(const dw_ipoib_node *n)

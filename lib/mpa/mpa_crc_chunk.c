@@ -142,9 +142,7 @@ void dw_mpa_iov_periods_sw(struct iovec *v, uint8_t *o, const uint8_t *pu,
                            uint32_t n, uint32_t ptr)
 {
     for (uint32_t i = 0; i < n; i++, v += 2, o += 4, pu += 508, ptr += 512) {
-        uint32_t p16 = ptr & 0xffffu; /* MPA 7.1: FPDUPTR big-endian */
-        uint32_t d = (p16 >> 8 | (p16 & 0xffu) << 8) << 16;
-        memcpy(o, &d, 4);
+        dw_put_be32(o, ptr & 0xffffu); /* MPA 7.1: reserved 0, FPDUPTR */
         v[0] = (struct iovec){o, 4};
         v[1] = (struct iovec){(void *)(uintptr_t)pu, 508};
     }

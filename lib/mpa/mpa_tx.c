@@ -240,14 +240,6 @@ static void frame_walk(const dw_mpa_tx *tx, sink *k, const pdu *u, walk *w)
     put_content(w, k, crc, 4, 1);
 }
 
-/* The marker at image offset m of an FPDU whose FPDUPTR counts from
- * offset sub, as the little-endian dword of its wire octets (MPA 7.1). */
-static inline uint32_t marker_dword(uint32_t m, uint32_t sub)
-{
-    uint32_t ptr = (m - sub) & 0xffffu;
-    return (ptr >> 8 | (ptr & 0xffu) << 8) << 16;
-}
-
 /* The marker at offset m of the FPDU described by im (MPA 7.1). */
 static inline void put_marker(uint8_t *at, const dw_mpa_img *im, uint32_t m)
 {
@@ -305,8 +297,8 @@ static uint8_t *iov_fast(sink *k, const dw_mpa_img *im)
         const uint8_t *pu = im->ulpdu + got;
         dw_mpa_iov_periods(v, o, pu, nm - 1, ptr); /* 28-big: AVX2 stores */
         v += 2 * (nm - 1), o += 4 * (nm - 1), pu += 508 * (nm - 1), ptr += 512 * (nm - 1);
-        uint32_t d = marker_dword(ptr, 0), last = left - 508 * (nm - 1);
-        memcpy(o, &d, 4);
+        uint32_t last = left - 508 * (nm - 1);
+        dw_put_be32(o, ptr & 0xffffu); /* MPA 7.1: reserved 0, FPDUPTR */
         v[0] = (struct iovec){o, 4};
         v[1] = (struct iovec){(void *)pu, last};
         v += 2, o += 4;

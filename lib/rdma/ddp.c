@@ -72,8 +72,8 @@ ssize_t dw_ddp_segment_next(dw_ddp_hdr *seg, const dw_ddp_hdr *msg, size_t len, 
     if (max_ulpdu <= hl || at > len || (at == len && len))
         return DW_ERR_INVAL;
     size_t n = len - at < max_ulpdu - hl ? len - at : max_ulpdu - hl;
-    if (msg->tagged ? msg->to + at < msg->to : at > UINT32_MAX)
-        return DW_ERR_INVAL; /* RFC 5041 7.2: TO wrap; MO is 32 bits */
+    if (msg->tagged ? n && msg->to + (at + n - 1) < msg->to : at > UINT32_MAX)
+        return DW_ERR_INVAL; /* RFC 5041 7.2: TO wrap (the segment's last octet too); MO is 32 bits */
     *seg = *msg;
     seg->last = at + n == len;
     if (msg->tagged)

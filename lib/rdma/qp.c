@@ -279,6 +279,8 @@ int dw_qp_write(dw_qp *qp, uint64_t wr_id, const void *buf, size_t len,
 {
     if (!qp || (!buf && len) || len > UINT32_MAX)
         return DW_ERR_INVAL;
+    if (len && rto + (len - 1) < rto)
+        return DW_ERR_INVAL; /* RFC 5041 7.2: TO wrap; refused before any segment */
     if (!can_send(qp))
         return DW_ERR_STATE;
     dw_ddp_hdr h = base_hdr(DW_RDMAP_WRITE, 1);
@@ -498,6 +500,10 @@ static int on_read_req(dw_qp *qp, const in *x)
         if (!(src = in_bounds(m, r->src_to, r->size)))
             return TERM_RDMAP(qp, x, DW_TERM_RDMAP_PROTECTION, DW_TERM_RDMAP_BASE_BOUNDS);
     }
+    /* the Read Response's TO: a sink whose octets would wrap the 64-bit TO
+     * is refused before any segment goes (RFC 5041 7.2) */
+    if (r->size && r->sink_to + (r->size - 1) < r->sink_to)
+        return TERM_RDMAP(qp, x, DW_TERM_RDMAP_PROTECTION, DW_TERM_RDMAP_TO_WRAP);
     dw_ddp_hdr h = base_hdr(DW_RDMAP_READ_RESP, 1);
     h.stag = r->sink_stag;
     h.to = r->sink_to;

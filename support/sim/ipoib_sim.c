@@ -406,8 +406,11 @@ static void move_front(dw_ipoib_fabric *f)
 
 static void tick_all(dw_ipoib_fabric *f)
 {
-    for (unsigned i = 0; i < f->n_hosts; i++)
+    for (unsigned i = 0; i < f->n_hosts; i++) {
         dw_ipoib_node_tick(f->hosts[i].node, f->now);
+        dw_ipoib_sim_node_rc(f, dw_ipoib_node_tick_error(f->hosts[i].node),
+                             "dw_ipoib_node_tick");
+    }
 }
 
 int dw_ipoib_fabric_step(dw_ipoib_fabric *f)
@@ -417,6 +420,8 @@ int dw_ipoib_fabric_step(dw_ipoib_fabric *f)
     f->now++;
     f->st.steps++;
     tick_all(f);
+    if (f->fatal)
+        return f->fatal;
     int gen = 0;
     for (unsigned i = 0; i < f->n_hosts; i++)
         if (dw_ipoib_sim_ring_free(f) >= 2 * (f->s.conn_max + REC_HDR))
@@ -438,7 +443,7 @@ int dw_ipoib_fabric_step(dw_ipoib_fabric *f)
         return 0;
     f->now = t > f->now ? t : f->now; /* idle: jump to the next timer */
     tick_all(f);
-    return 1;
+    return f->fatal ? f->fatal : 1;
 }
 
 uint64_t dw_ipoib_fabric_run(dw_ipoib_fabric *f, uint64_t max_steps)

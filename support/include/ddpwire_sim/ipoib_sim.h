@@ -87,8 +87,9 @@ typedef struct dw_ipoib_fabric_callbacks {
      * send_cm or send_conn callback, len octets with the IPoIB header)
      * before the fabric takes it; a negative return refuses the post and is
      * what that callback returns to the node, as a failing ibv_post_send
-     * (DW_ERR_NOMEM: the adapter ran out of memory). The node passes a
-     * refused data post on (dw_ipoib_node_send()); it ignores a CM post's. */
+     * (DW_ERR_NOMEM: the adapter ran out of memory). The node reports a
+     * refused post from the call that made it (a host's send, an input,
+     * or dw_ipoib_node_tick_error() after a tick), so the fabric stops. */
     int (*post)(dw_ipoib_fabric *f, int host, dw_ipoib_msg_kind kind, size_t len,
                 void *user_data);
 } dw_ipoib_fabric_callbacks;
@@ -133,8 +134,8 @@ uint64_t dw_ipoib_fabric_run(dw_ipoib_fabric *f, uint64_t max_steps);
 
 /**
  * The first negative return of a node call during the run (input of a UD,
- * CM or connected message, or a host's send other than DW_ERR_NOSPACE),
- * or 0; *call (if call is not NULL) names that call. Every such return is
+ * CM or connected message, a host's send other than DW_ERR_NOSPACE, or
+ * dw_ipoib_node_tick_error() after each tick), or 0; *call (if call is not NULL) names that call. Every such return is
  * counted in dw_ipoib_fabric_stats.node_errors; DW_ERR_NOMEM also stops
  * the fabric (dw_ipoib_fabric_step()).
  */

@@ -4,12 +4,14 @@
  * examples, flags, private data, the RFC 4755 / Linux forms, ARP over
  * InfiniBand, pcap type 242) and every negotiation rule, each test named
  * after its section. Vectors are written out by hand from the figures, not
- * produced by the code under test. Hostile input ends the file.
+ * produced by the code under test. Hostile input ends the file, then a
+ * node whose posts are refused (DW_ERR_NOMEM).
  */
 #include <ddpwire/ipoib.h>
 #include <ddpwire/ipoib_sid.h>
 #include <ddpwire/ipoib_cm.h>
 #include <ddpwire/ipoib_nego.h>
+#include <ddpwire/ipoib_node.h>
 
 #include "test.h"
 
@@ -672,6 +674,204 @@ static void test_hostile_decoders(void)
     }
 }
 
+/* ---- a node whose posts are refused ---- */
+
+/* Send callbacks that record each post and refuse it with DW_ERR_NOMEM
+ * (a failing ibv_post_send) while refuse is set. */
+typedef struct poster {
+    int refuse;
+    unsigned posts, refused, ud, cm, conn;
+    uint16_t ud_type;
+    dw_ipoib_cm_type cm_type;
+} poster;
+
+static int post(poster *p)
+{
+    p->posts++;
+    p->refused += p->refuse != 0;
+    return p->refuse ? DW_ERR_NOMEM : 0;
+}
+
+static int r_ud(dw_ipoib_node *n, const dw_ipoib_ud *to, uint16_t type, const uint8_t *pkt,
+                size_t len, void *u)
+{
+    poster *p = u;
+    (void)n, (void)to, (void)pkt, (void)len;
+    p->ud++;
+    p->ud_type = type;
+    return post(p);
+}
+
+static int r_cm(dw_ipoib_node *n, const uint8_t *dgid, const dw_ipoib_cm_msg *m, void *u)
+{
+    poster *p = u;
+    (void)n, (void)dgid;
+    p->cm++;
+    p->cm_type = m->type;
+    return post(p);
+}
+
+static int r_conn(dw_ipoib_node *n, const uint8_t *dgid, uint32_t dqpn, uint32_t sqpn,
+                  uint16_t type, const uint8_t *pkt, size_t len, void *u)
+{
+    poster *p = u;
+    (void)n, (void)dgid, (void)dqpn, (void)sqpn, (void)type, (void)pkt, (void)len;
+    p->conn++;
+    return post(p);
+}
+
+static void r_deliver(dw_ipoib_node *n, uint16_t type, const uint8_t *pkt, size_t len,
+                      dw_ipoib_mode via, void *u)
+{
+    (void)n, (void)type, (void)pkt, (void)len, (void)via, (void)u;
+}
+
+static const uint8_t gid_b[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03,
+                                  0x00, 0x00, 0x56, 0x78};
+#define QPN_A 0x000148u
+#define QPN_B 0x000248u
+#define NODE_IP_A 0x0A000001u
+#define NODE_IP_B 0x0A000002u
+
+/* An ARP message from B (draft, RC) to A, as input_ud takes it. */
+static int arp_from_b(dw_ipoib_node *n, uint16_t op, uint64_t now)
+{
+    uint8_t fr[DW_IPOIB_HDR_LEN + DW_IPOIB_ARP_LEN];
+    dw_ipoib_hdr h = {DW_IPOIB_TYPE_ARP, 0};
+    dw_ipoib_arp a;
+    memset(&a, 0, sizeof a);
+    a.op = op;
+    a.sha.flags = dw_ipoib_flags_encode(DW_IPOIB_PROFILE_DRAFT, DW_IPOIB_CAP_RC);
+    a.sha.qpn = QPN_B;
+    memcpy(a.sha.gid, gid_b, 16);
+    a.spa = NODE_IP_B;
+    dw_ipoib_node_addr(n, &a.tha);
+    a.tpa = NODE_IP_A;
+    CHECK(dw_ipoib_hdr_encode(fr, sizeof fr, &h) == DW_IPOIB_HDR_LEN);
+    CHECK(dw_ipoib_arp_encode(fr + DW_IPOIB_HDR_LEN, DW_IPOIB_ARP_LEN, &a) == DW_IPOIB_ARP_LEN);
+    dw_ipoib_ud from = {gid_a, QPN_A, gid_b, QPN_B};
+    return dw_ipoib_node_input_ud(n, &from, fr, sizeof fr, now);
+}
+
+static int req_from_b(dw_ipoib_node *n, uint64_t now)
+{
+    dw_ipoib_cm_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = DW_IPOIB_CM_REQ;
+    m.local_id = 77;
+    m.qpn = QPN_B + 0x10;
+    m.transport = DW_IPOIB_MODE_RC;
+    m.service_id = dw_ipoib_sid_make(DW_IPOIB_PROTO_UDP, 5001);
+    m.pd_len = (uint16_t)dw_ipoib_cm_pd_size(DW_IPOIB_CM_REQ);
+    dw_ipoib_pd pd = {QPN_A, QPN_B, 65520};
+    CHECK(dw_ipoib_cm_pd_encode(m.pd, m.pd_len, &pd) > 0);
+    return dw_ipoib_node_input_cm(n, gid_b, &m, now);
+}
+
+/* Each kind of post the node makes, refused once: the call that made it
+ * says DW_ERR_NOMEM (dw_ipoib_node_tick_error() for a tick), and the node
+ * is usable after: what the caller's send started is undone (the next
+ * send asks again), a refused REP keeps no connection slot (max_conns 1:
+ * the next REQ is accepted), a refused packet that waited for ARP is
+ * counted given up. Before the fix each of these was a silent loss. */
+static void test_node_refused_posts(void)
+{
+    poster p = {0};
+    dw_ipoib_node_settings s;
+    CHECK_EQ_U(dw_ipoib_node_settings_default(&s), 0);
+    s.caps = DW_IPOIB_CAP_RC;
+    s.ipv4 = NODE_IP_A;
+    s.qpn = QPN_A;
+    s.conn_qpn_base = QPN_A + 0x10;
+    memcpy(s.gid, gid_a, 16);
+    s.max_conns = 1;
+    dw_ipoib_node_callbacks cb = {r_ud, r_cm, r_conn, r_deliver, NULL};
+    dw_ipoib_node *n = NULL;
+    CHECK_EQ_U(dw_ipoib_node_new(&n, &s, &cb, &p), 0);
+    uint8_t pkt[28];
+    ipv4(pkt, NODE_IP_B);
+    pkt[2] = 0, pkt[3] = 28;
+    dw_ipoib_peer_info pi;
+    dw_ipoib_node_stats st;
+
+    /* the ARP request a send needs, refused: nothing queued, no peer */
+    CHECK_EQ_U(dw_ipoib_node_tick_error(n), 0);
+    p.refuse = 1;
+    CHECK_EQ_U((unsigned)-dw_ipoib_node_send(n, pkt, sizeof pkt, 1),
+               (unsigned)-DW_ERR_NOMEM);
+    CHECK_EQ_U(p.ud, 1);
+    CHECK_EQ_U(p.ud_type, DW_IPOIB_TYPE_ARP);
+    CHECK(dw_ipoib_node_peer(n, NODE_IP_B, &pi) < 0);
+    CHECK(dw_ipoib_node_next_timer(n) == UINT64_MAX);
+    p.refuse = 0;
+    CHECK_EQ_U(dw_ipoib_node_send(n, pkt, sizeof pkt, 1), 0); /* queued, asked again */
+    CHECK_EQ_U(p.ud, 2);
+    CHECK(dw_ipoib_node_peer(n, NODE_IP_B, &pi) == 0 && !pi.resolved);
+    uint64_t t = dw_ipoib_node_next_timer(n);
+    CHECK(t == 1 + s.arp_timeout);
+
+    /* ARP's retry from a tick, refused: a try, reported after the tick */
+    p.refuse = 1;
+    dw_ipoib_node_tick(n, t);
+    CHECK_EQ_U(p.ud, 3);
+    CHECK_EQ_U((unsigned)-dw_ipoib_node_tick_error(n), (unsigned)-DW_ERR_NOMEM);
+    p.refuse = 0;
+    dw_ipoib_node_tick(n, t + 1); /* nothing due */
+    CHECK_EQ_U(dw_ipoib_node_tick_error(n), 0);
+    CHECK_EQ_U(p.ud, 3);
+    CHECK(dw_ipoib_node_next_timer(n) == t + s.arp_timeout); /* the next try */
+
+    /* the reply comes: the waiting packet's REQ (B offers RC) refused: the
+     * packet given up, no set-up started */
+    p.refuse = 1;
+    CHECK_EQ_U((unsigned)-arp_from_b(n, DW_IPOIB_ARP_REPLY, t + 2),
+               (unsigned)-DW_ERR_NOMEM);
+    CHECK_EQ_U(p.cm, 1);
+    CHECK_EQ_U(p.cm_type, DW_IPOIB_CM_REQ);
+    dw_ipoib_node_stats_get(n, &st);
+    CHECK_EQ_U(st.pend_dropped, 1);
+    CHECK_EQ_U(st.attempts, 0);
+    CHECK(dw_ipoib_node_peer(n, NODE_IP_B, &pi) == 0 && pi.resolved);
+    CHECK(pi.state == DW_IPOIB_LINK_NONE && pi.attempts == 0);
+
+    /* a send to the resolved peer: its REQ refused, the packet not sent */
+    unsigned ud = p.ud;
+    CHECK_EQ_U((unsigned)-dw_ipoib_node_send(n, pkt, sizeof pkt, t + 3),
+               (unsigned)-DW_ERR_NOMEM);
+    CHECK_EQ_U(p.ud, ud);
+    CHECK(dw_ipoib_node_peer(n, NODE_IP_B, &pi) == 0 && pi.state == DW_IPOIB_LINK_NONE);
+    p.refuse = 0;
+    CHECK_EQ_U(dw_ipoib_node_send(n, pkt, sizeof pkt, t + 3), 0); /* REQ, then UD */
+    CHECK_EQ_U(p.cm, 3);
+    CHECK_EQ_U(p.ud, ud + 1);
+    CHECK(dw_ipoib_node_peer(n, NODE_IP_B, &pi) == 0 && pi.state == DW_IPOIB_LINK_PENDING &&
+          pi.attempts == 1);
+    /* the packet's own post refused */
+    p.refuse = 1;
+    CHECK_EQ_U((unsigned)-dw_ipoib_node_send(n, pkt, sizeof pkt, t + 4),
+               (unsigned)-DW_ERR_NOMEM);
+
+    /* B asks for our address: the reply refused */
+    CHECK_EQ_U((unsigned)-arp_from_b(n, DW_IPOIB_ARP_REQUEST, t + 5),
+               (unsigned)-DW_ERR_NOMEM);
+    CHECK_EQ_U(p.ud_type, DW_IPOIB_TYPE_ARP);
+
+    /* B's REQ: the REP refused keeps no slot (max_conns 1) */
+    CHECK_EQ_U((unsigned)-req_from_b(n, t + 6), (unsigned)-DW_ERR_NOMEM);
+    CHECK_EQ_U(p.cm_type, DW_IPOIB_CM_REP);
+    dw_ipoib_node_stats_get(n, &st);
+    CHECK_EQ_U(st.accepted, 0);
+    p.refuse = 0;
+    CHECK_EQ_U(req_from_b(n, t + 7), 0);
+    CHECK_EQ_U(p.cm_type, DW_IPOIB_CM_REP);
+    dw_ipoib_node_stats_get(n, &st);
+    CHECK_EQ_U(st.accepted, 1);
+    CHECK_EQ_U(st.refused, 0);
+    CHECK_EQ_U(p.refused, 7); /* each kind once */
+    dw_ipoib_node_del(n);
+    CHECK_EQ_U((unsigned)-dw_ipoib_node_tick_error(NULL), (unsigned)-DW_ERR_INVAL);
+}
+
 int main(void)
 {
     RUN(test_s2_draft_flag_bits);
@@ -701,5 +901,6 @@ int main(void)
     RUN(test_s33_which_link_may_carry);
     RUN(test_s33_route);
     RUN(test_hostile_decoders);
+    RUN(test_node_refused_posts);
     return dw_test_finish();
 }

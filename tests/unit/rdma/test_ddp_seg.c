@@ -89,9 +89,13 @@ static void test_segment_errors(void)
     off = 10;
     CHECK(dw_ddp_segment_next(&seg, &msg, 10, &off, 100) == DW_ERR_INVAL);
     DW_CASE("TO wraps (RFC 5041 7.2)");
-    msg.to = UINT64_MAX - 5, off = 0;
-    CHECK(dw_ddp_segment_next(&seg, &msg, 100, &off, 50) == 36);
-    CHECK(dw_ddp_segment_next(&seg, &msg, 100, &off, 50) == DW_ERR_INVAL);
+    msg.to = UINT64_MAX - 35, off = 0; /* the last octet at the last TO */
+    CHECK(dw_ddp_segment_next(&seg, &msg, 36, &off, 50) == 36 && seg.last);
+    off = 0; /* one octet more: the second segment starts past the last TO */
+    CHECK(dw_ddp_segment_next(&seg, &msg, 37, &off, 50) == 36);
+    CHECK(dw_ddp_segment_next(&seg, &msg, 37, &off, 50) == DW_ERR_INVAL && off == 36);
+    msg.to = UINT64_MAX - 5, off = 0; /* the first segment's own octets would wrap */
+    CHECK(dw_ddp_segment_next(&seg, &msg, 100, &off, 50) == DW_ERR_INVAL && off == 0);
     DW_CASE("NULL arguments");
     CHECK(dw_ddp_segment_next(NULL, &msg, 1, &off, 50) == DW_ERR_INVAL);
     CHECK(dw_ddp_segment_next(&seg, NULL, 1, &off, 50) == DW_ERR_INVAL);

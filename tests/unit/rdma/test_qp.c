@@ -412,7 +412,8 @@ static void hostile(const char *what, const uint8_t *u, size_t n, unsigned layer
     static victim v;
     victim_make(&v);
     int rc = dw_qp_recv(v.e.qp, u, n);
-    int ok = rc == DW_ERR_PROTO && v.e.terms_sent == 1 && guards_ok();
+    /* the Terminate and nothing else went out */
+    int ok = rc == DW_ERR_PROTO && v.e.terms_sent == 1 && v.e.segs == 1 && guards_ok();
     /* the Terminate on the wire: decode what was sent */
     dw_rdmap_msg m;
     ssize_t k = dw_rdmap_decode(&m, v.e.last, v.e.last_len);
@@ -487,6 +488,9 @@ static void test_hostile(void)
     rr = (dw_rdmap_read_req){5, 0, 16, r, UINT64_MAX - 1};
     n = ulpdu(u, (h = hdr(1, 0, 0, 0), &h), &rr, 0);
     H("read request TO wrap", 0, 1, 0x04, 1);
+    rr = (dw_rdmap_read_req){5, UINT64_MAX - 7, 16, r, 0x2000}; /* fuzz_qp found it */
+    n = ulpdu(u, (h = hdr(1, 0, 0, 0), &h), &rr, 0);
+    H("read request, the sink's TO wraps", 0, 1, 0x04, 1);
     rr = (dw_rdmap_read_req){5, 0, 16, r, 0x2000};
     n = ulpdu(u, (h = hdr(1, 0, 0, 0), h.msn = 2, &h), &rr, 0);
     H("read request MSN", 1, 2, 0x03, 1);
@@ -502,6 +506,11 @@ static void test_hostile(void)
     CHECK(dw_qp_recv(v.e.qp, u, n) == 0 && v.e.terms_sent == 0);
     CHECK_EQ_U(v.e.segs, 1); /* 256 octets in one Read Response */
     CHECK(v.e.last[0] == 0xC1 && v.e.last[1] == 0x42);
+    /* a Write whose TO would wrap: refused before any segment goes */
+    unsigned segs = v.e.segs;
+    CHECK_EQ_U(dw_qp_write(v.e.qp, 1, u, 16, w, UINT64_MAX - 7), DW_ERR_INVAL);
+    CHECK_EQ_U(dw_qp_write(v.e.qp, 1, u, 3000, w, UINT64_MAX - 2000), DW_ERR_INVAL);
+    CHECK_EQ_U(v.e.segs, segs);
     /* a ULPDU too short for its header */
     CHECK_EQ_U(dw_qp_recv(v.e.qp, u, 5), DW_ERR_PROTO);
     CHECK(v.e.terms_sent == 1 && v.e.term.code == DW_TERM_RDMAP_UNSPECIFIED);
