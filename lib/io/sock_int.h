@@ -32,7 +32,8 @@ struct dw_sock {
     /* The last full view (dw_sk_update_emss), which send_stream's writes
      * use while view_left: room (the peer's window room less what was
      * written since, a lower bound; SIZE_MAX unknown), the path MSS and the
-     * headers it was read with. Any other send sets view_left to 0. */
+     * headers it was read with. Only send_stream sets view_left; any other
+     * send, and a full view read elsewhere, sets it to 0. */
     size_t room;
     uint32_t path_mss, hdr;
     unsigned view_left;

@@ -49,7 +49,7 @@ size_t dw_sk_update_emss(dw_sock *s)
     }
     s->info.mulpdu = (uint32_t)dw_conn_max_pdu(s->c);
     s->room = v.room, s->path_mss = v.path_mss, s->hdr = v.hdr;
-    s->view_left = DW_SK_VIEW_WRITES;
+    s->view_left = 0; /* send_stream's to set: other sends may follow */
     return v.room;
 }
 

@@ -152,7 +152,9 @@ static size_t stream_view(dw_sock *s)
         s->view_left--;
         return s->room;
     }
-    return dw_sk_update_emss(s);
+    size_t room = dw_sk_update_emss(s);
+    s->view_left = DW_SK_VIEW_WRITES;
+    return room;
 }
 
 /* Octets written: the window room left shrinks by as much. */
