@@ -250,13 +250,16 @@ DW_EXTERN int dw_sock_sendv(dw_sock *s, const struct iovec *recs, size_t n);
  * says why, and where the kernel cannot keep it). Each FPDU shorter than
  * EMSS ends a record (MSG_EOR), and so does each write, except one of
  * whole EMSS FPDUs with at least EMSS of the peer's window left after it
- * (the next write may then fill its last buffer); EMSS is re-read
- * before each write, so FPDUs follow a path-MTU change within one write.
+ * (the next write may then fill its last buffer); the route's MTU is
+ * read before each write, so FPDUs follow a path-MTU change within one
+ * write.
  * Meanwhile the socket is corked (TCP_CORK) so that a send held back by
  * the congestion window is also cut at a multiple of EMSS; the call with
  * more 0, and any other send, uncorks it. Only what fits inside the peer's
- * advertised receive window goes in one large write; beyond it each FPDU
- * is its own message (a buffer the kernel sends whole or not at all).
+ * advertised receive window goes in one large write; beyond it one FPDU
+ * goes as its own message (a buffer the kernel sends whole or not at
+ * all), and the call waits until it has left (poll, with
+ * TCP_NOTSENT_LOWAT set for the wait and put back) before it writes on.
  * Where no FPDU can fill EMSS (EMSS not a multiple of 4, or above the
  * largest FPDU) each record is its own message, as dw_sock_send(). IFT:
  * records of up to 65535 octets written back to back (IFT has no

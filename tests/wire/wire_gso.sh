@@ -30,7 +30,7 @@
 #   slow         a receiver slower than the sender (the listener's output
 #                goes through a pipe drained 64 KiB at a time with pauses),
 #                so the peer's window is what limits the sender: writes cut
-#                by the window, FPDUs one per message beyond its edge, writes
+#                by the window, one FPDU beyond its edge and a wait, writes
 #                without MSG_EOR inside it: >= 99.9 % of data segments begin
 #                with an FPDU (one in about 11,700 did not in half the runs,
 #                before issue 28's change too: a cut at the window's edge the
