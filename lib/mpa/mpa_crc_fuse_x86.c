@@ -7,17 +7,23 @@
  * (TX) or stores (RX), the seven after it are plain, with no test per
  * vector.
  *
- * With chains, each step also runs one 64-octet vector of three crc32
- * chains over the part right after the folded periods,
+ * With chains, each step also runs one 64-octet vector of n crc32 chains
+ * (DW_MPA_FZ_NCH_TX / _RX) over the part right after the folded periods,
  *
- *     [ jv periods, folded | C0 | C1 | C2 ]   (Ci: 64 jv octets each)
+ *     [ jv periods, folded | C0 | ... | Cn-1 ]   (Ci: L = 64 jv octets)
  *
  * so the folding units and the crc32 unit work at once (as in
  * crc32c_fuse_x86.c). The chains see the image itself: RX reads it from
  * the wire; TX builds it from the ULPDU, the marker dword set in where a
- * chain meets one. Their CRC, c0 x^(8 2L) + c1 x^(8 L) + c2 (L = 64 jv),
- * is xored into the first dword after them (a CRC register continues
- * that way), and the accumulators are folded past the 3 L octets.
+ * chain meets one (jv is a multiple of 8, so the chains' markers fall in
+ * the same steps). Their CRC, the sum of ci x^(8 (n - 1 - i) L), is xored
+ * into the first dword after them (a CRC register continues that way),
+ * and the accumulators are folded past the n L octets.
+ *
+ * The loops keep the walk's state in locals: with the accumulators and
+ * chains in arrays of structs passed to helpers, GCC kept them in memory
+ * across steps, on their dependency chains (issue 28: on Zen 5 the
+ * chained periods then ran no faster than the periods alone).
  */
 #include <string.h>
 
@@ -27,6 +33,7 @@
 
 #define X31 0x00000001u  /* x^31 mod P, reflected */
 #define XM33 0xa9cdda0du /* x^-33 mod P */
+#define NCH_MAX 4
 
 /* What stays fixed in one call. */
 typedef struct fzc {
@@ -37,10 +44,9 @@ typedef struct fzc {
     const uint8_t *wire; /* RX */
 } fzc;
 
-/* One chain: its CRC, the image offset of its next vector, its next
- * marker and the source (TX) / destination (RX) of the vector's lane 0. */
+/* Where the chains start: image offset, first marker at or after it, and
+ * the source (TX) / destination (RX) of the first vector's lane 0. */
 typedef struct chain {
-    uint64_t c;
     int64_t o, m;
     uintptr_t u;
 } chain;
@@ -74,6 +80,13 @@ INLINE T_AVX512 __m512i ldu(uintptr_t p)
     return _mm512_loadu_si512((const void *)p);
 }
 
+INLINE T_AVX512 __m512i rx_copy(uintptr_t d, uintptr_t w)
+{
+    __m512i v = ldu(w);
+    _mm512_storeu_si512((void *)d, v);
+    return v;
+}
+
 static void fzc_init(fzc *f, const dw_mpa_fz *s, const dw_mpa_img *im,
                      const uint8_t *wire)
 {
@@ -85,123 +98,44 @@ static void fzc_init(fzc *f, const dw_mpa_fz *s, const dw_mpa_img *im,
     f->wire = wire;
 }
 
-/* ---- one period of the folded part ---- */
+/* ---- one period of the folded part: the marker's vector, seven more ---- */
 
-INLINE T_AVX512 void tx_period(const fzc *f, __m512i *x, __m512i k,
-                               uintptr_t u, int64_t m, uint32_t pend)
+#define FOLD_PERIOD(V, LD)                                                \
+    do {                                                                  \
+        x0 = foldz(x0, k, (V));                                           \
+        x1 = foldz(x1, k, LD(0));                                         \
+        x2 = foldz(x2, k, LD(64));                                        \
+        x3 = foldz(x3, k, LD(128));                                       \
+        x0 = foldz(x0, k, LD(192));                                       \
+        x1 = foldz(x1, k, LD(256));                                       \
+        x2 = foldz(x2, k, LD(320));                                       \
+        x3 = foldz(x3, k, LD(384));                                       \
+    } while (0)
+
+/* TX: plain loads from a, lane 0 of the vector after the marker's. */
+#define TX_LD(o) ldu(a + (o))
+/* RX: loads from the wire at a, stored at e (the marker stripped). */
+#define RX_LD(o) rx_copy(e + (o), a + (o))
+
+/* The marker's vector of a period: its ULPDU lanes from u (two masked
+ * loads either side of the marker), the marker at image offset m set in. */
+INLINE T_AVX512 __m512i tx_mark_vec(const fzc *f, uintptr_t u, int64_t m,
+                                    uint32_t pend)
 {
     __m512i v = _mm512_or_si512(_mm512_maskz_loadu_epi8(f->ma, (const void *)u),
                                 _mm512_maskz_loadu_epi8(f->mb, (const void *)(u - 4)));
     v = _mm512_mask_set1_epi32(v, f->mk, (int)dw_mpa_img_marker(f->im, (uint32_t)m));
-    v = _mm512_xor_si512(v, _mm512_maskz_set1_epi32(1, (int)pend));
-    x[0] = foldz(x[0], k, v);
-    u += 60; /* lane 0 of the next vector: past the marker */
-    x[1] = foldz(x[1], k, ldu(u));
-    x[2] = foldz(x[2], k, ldu(u + 64));
-    x[3] = foldz(x[3], k, ldu(u + 128));
-    x[0] = foldz(x[0], k, ldu(u + 192));
-    x[1] = foldz(x[1], k, ldu(u + 256));
-    x[2] = foldz(x[2], k, ldu(u + 320));
-    x[3] = foldz(x[3], k, ldu(u + 384));
+    return _mm512_xor_si512(v, _mm512_maskz_set1_epi32(1, (int)pend));
 }
 
-INLINE T_AVX512 __m512i rx_copy(uintptr_t d, uintptr_t w)
-{
-    __m512i v = ldu(w);
-    _mm512_storeu_si512((void *)d, v);
-    return v;
-}
-
-INLINE T_AVX512 void rx_period(const fzc *f, __m512i *x, __m512i k,
-                               uintptr_t d, uintptr_t w, uint32_t pend)
+/* RX: the marker's vector from the wire at w, its ULPDU lanes to d. */
+INLINE T_AVX512 __m512i rx_mark_vec(const fzc *f, uintptr_t d, uintptr_t w,
+                                    uint32_t pend)
 {
     __m512i v = ldu(w);
     _mm512_mask_storeu_epi8((void *)d, f->ma, v);
     _mm512_mask_storeu_epi8((void *)(d - 4), f->mb, v);
-    v = _mm512_xor_si512(v, _mm512_maskz_set1_epi32(1, (int)pend));
-    x[0] = foldz(x[0], k, v);
-    d += 60, w += 64;
-    x[1] = foldz(x[1], k, rx_copy(d, w));
-    x[2] = foldz(x[2], k, rx_copy(d + 64, w + 64));
-    x[3] = foldz(x[3], k, rx_copy(d + 128, w + 128));
-    x[0] = foldz(x[0], k, rx_copy(d + 192, w + 192));
-    x[1] = foldz(x[1], k, rx_copy(d + 256, w + 256));
-    x[2] = foldz(x[2], k, rx_copy(d + 320, w + 320));
-    x[3] = foldz(x[3], k, rx_copy(d + 384, w + 384));
-}
-
-/* ---- one vector of a chain ---- */
-
-INLINE T_AVX512 void tx_chain(const fzc *f, chain *h)
-{
-    uint64_t c = h->c;
-    if (h->m >= h->o + 64) {
-#pragma GCC unroll 8
-        for (int j = 0; j < 64; j += 8)
-            c = _mm_crc32_u64(c, fz_ld64(h->u + (uintptr_t)j));
-    } else { /* MPA 7.1: the marker in its lane, the rest 4 further on */
-        c = crc_dw(c, h->u, f->mo);
-        c = _mm_crc32_u32((uint32_t)c, dw_mpa_img_marker(f->im, (uint32_t)h->m));
-        c = crc_dw(c, h->u + (uintptr_t)f->mo, 60 - f->mo);
-        h->u -= 4, h->m += 512;
-    }
-    h->c = c;
-    h->o += 64, h->u += 64;
-}
-
-/* The three chains' vectors (their markers in step: L is a multiple of
- * 512), interleaved when no marker is in them. */
-INLINE T_AVX512 void tx_chains(const fzc *f, chain *h)
-{
-    if (h[0].m < h[0].o + 64) {
-        tx_chain(f, &h[0]);
-        tx_chain(f, &h[1]);
-        tx_chain(f, &h[2]);
-        return;
-    }
-    uint64_t c0 = h[0].c, c1 = h[1].c, c2 = h[2].c;
-#pragma GCC unroll 8
-    for (int j = 0; j < 64; j += 8) {
-        c0 = _mm_crc32_u64(c0, fz_ld64(h[0].u + (uintptr_t)j));
-        c1 = _mm_crc32_u64(c1, fz_ld64(h[1].u + (uintptr_t)j));
-        c2 = _mm_crc32_u64(c2, fz_ld64(h[2].u + (uintptr_t)j));
-    }
-    h[0].c = c0, h[1].c = c1, h[2].c = c2;
-    for (int i = 0; i < 3; i++)
-        h[i].o += 64, h[i].u += 64;
-}
-
-/* A chain vector's copy (its CRC: rx_chains). */
-INLINE T_AVX512 void rx_chain(const fzc *f, chain *h)
-{
-    uintptr_t w = (uintptr_t)f->wire + (uintptr_t)h->o;
-    __m512i v = ldu(w);
-    if (h->m >= h->o + 64) {
-        _mm512_storeu_si512((void *)h->u, v);
-    } else { /* strip the marker */
-        _mm512_mask_storeu_epi8((void *)h->u, f->ma, v);
-        _mm512_mask_storeu_epi8((void *)(h->u - 4), f->mb, v);
-        h->u -= 4, h->m += 512;
-    }
-    h->o += 64, h->u += 64;
-}
-
-INLINE T_AVX512 void rx_chains(const fzc *f, chain *h)
-{
-    uintptr_t w = (uintptr_t)f->wire;
-    uintptr_t w0 = w + (uintptr_t)h[0].o, w1 = w + (uintptr_t)h[1].o,
-              w2 = w + (uintptr_t)h[2].o;
-    uint64_t c0 = h[0].c, c1 = h[1].c, c2 = h[2].c;
-#pragma GCC unroll 8
-    for (int j = 0; j < 64; j += 8) {
-        c0 = _mm_crc32_u64(c0, fz_ld64(w0 + (uintptr_t)j));
-        c1 = _mm_crc32_u64(c1, fz_ld64(w1 + (uintptr_t)j));
-        c2 = _mm_crc32_u64(c2, fz_ld64(w2 + (uintptr_t)j));
-    }
-    h[0].c = c0, h[1].c = c1, h[2].c = c2;
-    rx_chain(f, &h[0]);
-    rx_chain(f, &h[1]);
-    rx_chain(f, &h[2]);
+    return _mm512_xor_si512(v, _mm512_maskz_set1_epi32(1, (int)pend));
 }
 
 /* ---- set-up and finish ---- */
@@ -215,99 +149,203 @@ static void at_offset(const dw_mpa_fz *s, int mo, int64_t o, int64_t *m,
     *u = s->u + (uintptr_t)(o - s->r) - 4 * (uintptr_t)k;
 }
 
-static void chains_init(chain *h, const dw_mpa_fz *s, int mo, size_t jv)
+/* The n chains after jv periods; pw[i]: s(x^(8 (i + 1) L)) in the x^-32
+ * scaling (first: they depend on jv only). */
+INLINE void chains_init(chain *h, uint32_t *pw, const dw_mpa_fz *s, int mo,
+                        size_t jv, int n)
 {
-    for (int i = 0; i < 3; i++) {
-        h[i].c = 0;
+    for (int i = 0; i < n; i++) {
+        pw[i] = dw_crc32c_xpow8_x32(64 * jv * (size_t)(i + 1));
         h[i].o = s->r + (int64_t)(512 * jv + 64 * jv * (size_t)i);
         at_offset(s, mo, h[i].o, &h[i].m, &h[i].u);
     }
 }
 
-/* The chains' CRC merged, the accumulators moved past their 3 L octets;
- * pw: s(x^(8 L)), s(x^(8 2L)), s(x^(8 3L)) in the x^-32 scaling. */
-INLINE T_AVX512 void chains_finish(dw_mpa_fz *s, const chain *h,
-                                   const uint32_t *pw)
+/* The chains' CRC merged into s->pending, the accumulators moved past
+ * their n L octets. */
+INLINE T_AVX512 void chains_finish(dw_mpa_fz *s, const uint64_t *c,
+                                   const uint32_t *pw, int n)
 {
-    __m128i a = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)h[0].c),
-                                     _mm_cvtsi32_si128((int)pw[1]), 0);
-    __m128i b = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)h[1].c),
-                                     _mm_cvtsi32_si128((int)pw[0]), 0);
-    uint64_t v = (uint64_t)_mm_cvtsi128_si64(_mm_xor_si128(a, b)) << 1;
-    s->pending = (uint32_t)_mm_crc32_u64(0, v) ^ (uint32_t)h[2].c;
-    /* {x^(D+31), x^(D-33)} for D = 8 x 3L */
-    __m512i k = kz(dw_crc32c_mulx32(pw[2], X31), dw_crc32c_mulx32(pw[2], XM33));
+    __m128i a = _mm_setzero_si128();
+    for (int i = 0; i + 1 < n; i++) /* chain i: n - 1 - i parts after it */
+        a = _mm_xor_si128(a, _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)c[i]),
+                                                  _mm_cvtsi32_si128((int)pw[n - 2 - i]),
+                                                  0));
+    uint64_t v = (uint64_t)_mm_cvtsi128_si64(a) << 1;
+    s->pending = (uint32_t)_mm_crc32_u64(0, v) ^ (uint32_t)c[n - 1];
+    /* {x^(D+31), x^(D-33)} for D = 8 n L */
+    __m512i k = kz(dw_crc32c_mulx32(pw[n - 1], X31),
+                   dw_crc32c_mulx32(pw[n - 1], XM33));
     for (int j = 0; j < 4; j++)
         s->x[j] = foldz(s->x[j], k, _mm512_setzero_si512());
 }
 
-static void powers(uint32_t *pw, size_t jv)
+/* After jv steps of st octets: the walk at the next vector. */
+static void advance(dw_mpa_fz *s, int mo, size_t jv, size_t st)
 {
-    for (size_t i = 0; i < 3; i++)
-        pw[i] = dw_crc32c_xpow8_x32(64 * jv * (i + 1));
-}
-
-/* After jv periods (and the chains): the walk at the next vector. */
-static void advance(dw_mpa_fz *s, int mo, size_t jv, int chains)
-{
-    int64_t o = s->r + (int64_t)((chains ? 704 : 512) * jv);
+    int64_t o = s->r + (int64_t)(st * jv);
     at_offset(s, mo, o, &s->m, &s->u);
     s->r = o;
+}
+
+/* ---- the sender ---- */
+
+/* A chain's vector holding a marker (MPA 7.1: its dword mk at octet lane
+ * mo, the ULPDU's octets from u around it). */
+INLINE T_SSE42 uint64_t tx_chain_mark(uint64_t c, uintptr_t u, int mo,
+                                      uint32_t mk)
+{
+    c = crc_dw(c, u, mo);
+    c = _mm_crc32_u32((uint32_t)c, mk);
+    return crc_dw(c, u + (uintptr_t)mo, 60 - mo);
+}
+
+#define NT DW_MPA_FZ_NCH_TX
+
+static T_AVX512 void tx_chained(dw_mpa_fz *s, const fzc *f, size_t jv)
+{
+    chain h[NCH_MAX];
+    uint32_t pw[NCH_MAX];
+    chains_init(h, pw, s, f->mo, jv, NT);
+    const __m512i k = kz(K2048);
+    __m512i x0 = s->x[0], x1 = s->x[1], x2 = s->x[2], x3 = s->x[3];
+    uintptr_t u = s->u, uc[NT];
+    uint64_t c[NT];
+    int64_t m = s->m, mc = h[0].m, dm = h[1].m - h[0].m;
+#pragma GCC unroll 4
+    for (int t = 0; t < NT; t++)
+        uc[t] = h[t].u, c[t] = 0;
+    size_t tm = (size_t)((h[0].m - h[0].o) / 64); /* the chains' marker step */
+    uint32_t pend = s->pending;
+    for (size_t i = 0; i < jv; i++, u += 508, m += 512, pend = 0) {
+        uintptr_t a = u + 60; /* lane 0 of the next vector: past the marker */
+        FOLD_PERIOD(tx_mark_vec(f, u, m, pend), TX_LD);
+        if (i == tm) {
+#pragma GCC unroll 4
+            for (int t = 0; t < NT; t++) {
+                uint32_t mk = dw_mpa_img_marker(f->im, (uint32_t)(mc + t * dm));
+                c[t] = tx_chain_mark(c[t], uc[t], f->mo, mk);
+                uc[t] -= 4;
+            }
+            mc += 512, tm += 8;
+        } else {
+#pragma GCC unroll 8
+            for (int j = 0; j < 64; j += 8)
+#pragma GCC unroll 4
+                for (int t = 0; t < NT; t++)
+                    c[t] = _mm_crc32_u64(c[t], fz_ld64(uc[t] + (uintptr_t)j));
+        }
+#pragma GCC unroll 4
+        for (int t = 0; t < NT; t++)
+            uc[t] += 64;
+    }
+    s->x[0] = x0, s->x[1] = x1, s->x[2] = x2, s->x[3] = x3;
+    chains_finish(s, c, pw, NT);
+    advance(s, f->mo, jv, DW_MPA_FZ_STEP(NT));
+}
+
+static T_AVX512 void tx_alone(dw_mpa_fz *s, const fzc *f, size_t jv)
+{
+    const __m512i k = kz(K2048);
+    __m512i x0 = s->x[0], x1 = s->x[1], x2 = s->x[2], x3 = s->x[3];
+    uintptr_t u = s->u;
+    int64_t m = s->m;
+    uint32_t pend = s->pending;
+    for (size_t i = 0; i < jv; i++, u += 508, m += 512, pend = 0) {
+        uintptr_t a = u + 60;
+        FOLD_PERIOD(tx_mark_vec(f, u, m, pend), TX_LD);
+    }
+    s->x[0] = x0, s->x[1] = x1, s->x[2] = x2, s->x[3] = x3;
+    s->pending = 0;
+    advance(s, f->mo, jv, 512);
 }
 
 T_AVX512 void dw_mpa_fz_tx(dw_mpa_fz *s, const dw_mpa_img *im, size_t jv,
                            int chains)
 {
     fzc f;
-    chain h[3];
-    uint32_t pw[3];
     fzc_init(&f, s, im, NULL);
-    if (chains) {
-        powers(pw, jv); /* first: they depend on jv only */
-        chains_init(h, s, f.mo, jv);
-    }
-    const __m512i k = kz(K2048);
-    __m512i x[4] = {s->x[0], s->x[1], s->x[2], s->x[3]};
-    uintptr_t u = s->u;
-    int64_t m = s->m;
-    uint32_t pend = s->pending;
-    for (size_t i = 0; i < jv; i++, u += 508, m += 512, pend = 0) {
-        tx_period(&f, x, k, u, m, pend);
-        if (chains)
-            tx_chains(&f, h);
-    }
-    memcpy(s->x, x, sizeof x);
-    s->pending = 0;
     if (chains)
-        chains_finish(s, h, pw);
-    advance(s, f.mo, jv, chains);
+        tx_chained(s, &f, jv);
+    else
+        tx_alone(s, &f, jv);
+}
+
+/* ---- the receiver: the chains read the wire (markers are image octets
+ * like any other there), their vectors' copies strip the markers ---- */
+
+#define NR DW_MPA_FZ_NCH_RX
+
+static T_AVX512 void rx_chained(dw_mpa_fz *s, const fzc *f, size_t jv)
+{
+    chain h[NCH_MAX];
+    uint32_t pw[NCH_MAX];
+    chains_init(h, pw, s, f->mo, jv, NR);
+    const __m512i k = kz(K2048);
+    __m512i x0 = s->x[0], x1 = s->x[1], x2 = s->x[2], x3 = s->x[3];
+    uintptr_t d = s->u, w = (uintptr_t)f->wire + (uintptr_t)s->r;
+    uintptr_t wc[NR], dc[NR];
+    uint64_t c[NR];
+#pragma GCC unroll 4
+    for (int t = 0; t < NR; t++)
+        wc[t] = (uintptr_t)f->wire + (uintptr_t)h[t].o, dc[t] = h[t].u, c[t] = 0;
+    size_t tm = (size_t)((h[0].m - h[0].o) / 64); /* the chains' marker step */
+    uint32_t pend = s->pending;
+    for (size_t i = 0; i < jv; i++, d += 508, w += 512, pend = 0) {
+        uintptr_t e = d + 60, a = w + 64; /* past the marker */
+        FOLD_PERIOD(rx_mark_vec(f, d, w, pend), RX_LD);
+#pragma GCC unroll 8
+        for (int j = 0; j < 64; j += 8)
+#pragma GCC unroll 4
+            for (int t = 0; t < NR; t++)
+                c[t] = _mm_crc32_u64(c[t], fz_ld64(wc[t] + (uintptr_t)j));
+        if (i == tm) {
+#pragma GCC unroll 4
+            for (int t = 0; t < NR; t++) {
+                __m512i y = ldu(wc[t]);
+                _mm512_mask_storeu_epi8((void *)dc[t], f->ma, y);
+                _mm512_mask_storeu_epi8((void *)(dc[t] - 4), f->mb, y);
+                dc[t] -= 4;
+            }
+            tm += 8;
+        } else {
+#pragma GCC unroll 4
+            for (int t = 0; t < NR; t++)
+                rx_copy(dc[t], wc[t]);
+        }
+#pragma GCC unroll 4
+        for (int t = 0; t < NR; t++)
+            wc[t] += 64, dc[t] += 64;
+    }
+    s->x[0] = x0, s->x[1] = x1, s->x[2] = x2, s->x[3] = x3;
+    chains_finish(s, c, pw, NR);
+    advance(s, f->mo, jv, DW_MPA_FZ_STEP(NR));
+}
+
+static T_AVX512 void rx_alone(dw_mpa_fz *s, const fzc *f, size_t jv)
+{
+    const __m512i k = kz(K2048);
+    __m512i x0 = s->x[0], x1 = s->x[1], x2 = s->x[2], x3 = s->x[3];
+    uintptr_t d = s->u, w = (uintptr_t)f->wire + (uintptr_t)s->r;
+    uint32_t pend = s->pending;
+    for (size_t i = 0; i < jv; i++, d += 508, w += 512, pend = 0) {
+        uintptr_t e = d + 60, a = w + 64; /* past the marker */
+        FOLD_PERIOD(rx_mark_vec(f, d, w, pend), RX_LD);
+    }
+    s->x[0] = x0, s->x[1] = x1, s->x[2] = x2, s->x[3] = x3;
+    s->pending = 0;
+    advance(s, f->mo, jv, 512);
 }
 
 T_AVX512 void dw_mpa_fz_rx(dw_mpa_fz *s, const dw_mpa_img *im,
                            const uint8_t *wire, size_t jv, int chains)
 {
     fzc f;
-    chain h[3];
-    uint32_t pw[3];
     fzc_init(&f, s, im, wire);
-    if (chains) {
-        powers(pw, jv);
-        chains_init(h, s, f.mo, jv);
-    }
-    const __m512i k = kz(K2048);
-    __m512i x[4] = {s->x[0], s->x[1], s->x[2], s->x[3]};
-    uintptr_t d = s->u, w = (uintptr_t)wire + (uintptr_t)s->r;
-    uint32_t pend = s->pending;
-    for (size_t i = 0; i < jv; i++, d += 508, w += 512, pend = 0) {
-        rx_period(&f, x, k, d, w, pend);
-        if (chains)
-            rx_chains(&f, h);
-    }
-    memcpy(s->x, x, sizeof x);
-    s->pending = 0;
     if (chains)
-        chains_finish(s, h, pw);
-    advance(s, f.mo, jv, chains);
+        rx_chained(s, &f, jv);
+    else
+        rx_alone(s, &f, jv);
 }
 
 /* Periods from a marker on, as they arrive (mpa_rx.c): reg is the raw CRC

@@ -13,6 +13,18 @@
 
 #include "mpa/mpa_crc.h"
 
+/* crc32 chains beside the folding of whole periods (one 64-octet vector
+ * each a period), and the image octets a step of both takes: on Zen 5
+ * four for the sender (the crc32 unit's 32 a period match the folds)
+ * and three for the receiver (its copies' stores share the step). */
+#ifndef DW_MPA_FZ_NCH_TX
+#define DW_MPA_FZ_NCH_TX 4
+#endif
+#ifndef DW_MPA_FZ_NCH_RX
+#define DW_MPA_FZ_NCH_RX 3
+#endif
+#define DW_MPA_FZ_STEP(n) (512 + 64 * (size_t)(n))
+
 /* A walk over an image, stopped at a 64-octet vector that holds a marker. */
 typedef struct dw_mpa_fz {
     __m512i x[4];      /* the fold accumulators, oldest first */

@@ -165,7 +165,7 @@ static int64_t ulpdu_span(const dw_mpa_img *im, int64_t ps)
         x0 = x1, x1 = x2, x2 = x3, x3 = t_;                               \
     } while (0)
 
-/* Steps of periods and chains (704 octets each) that make the chains pay;
+/* Steps of periods and chains (DW_MPA_FZ_STEP octets) that make them pay;
  * a multiple of 8 (the chains' markers in step). */
 #define FZ_CHAINS_MIN 8
 /* Inner octets from which the period walk beats the vector walk. */
@@ -195,11 +195,12 @@ INLINE T_AVX512 void mid_periods(const vgen *g, vpos *q, enum mode mode,
     if (q->m >= q->r + 64 || q->r + 576 > g->pe)
         return;
     size_t room = (size_t)(g->pe - q->r) / 64 * 64 - 64;
-    size_t jc = room / 704 / FZ_CHAINS_MIN * FZ_CHAINS_MIN;
+    size_t st = DW_MPA_FZ_STEP(mode == RX ? DW_MPA_FZ_NCH_RX : DW_MPA_FZ_NCH_TX);
+    size_t jc = room / st / FZ_CHAINS_MIN * FZ_CHAINS_MIN;
     dw_mpa_fz s = {{x[0], x[1], x[2], x[3]}, q->r, q->m, q->u, 0};
     if (jc)
         fz_call(&s, g, mode, wire, jc, 1);
-    size_t jv = (room - 704 * jc) / 512;
+    size_t jv = (room - st * jc) / 512;
     if (jv)
         fz_call(&s, g, mode, wire, jv, 0);
     q->r = s.r, q->u = s.u, q->m = s.m < g->end ? s.m : NO_MARK;
