@@ -166,7 +166,8 @@ static int64_t ulpdu_span(const dw_mpa_img *im, int64_t ps)
     } while (0)
 
 /* Steps of periods and chains (DW_MPA_FZ_STEP octets) that make them pay;
- * a multiple of 8 (the chains' markers in step). */
+ * a multiple of 8 (the chains' markers in step; the receiver's may take
+ * any count above it). */
 #define FZ_CHAINS_MIN 8
 /* Inner octets from which the period walk beats the vector walk. */
 #define FZ_PERIODS_MIN 3072
@@ -196,11 +197,14 @@ INLINE T_AVX512 void mid_periods(const vgen *g, vpos *q, enum mode mode,
         return;
     size_t room = (size_t)(g->pe - q->r) / 64 * 64 - 64;
     size_t st = DW_MPA_FZ_STEP(mode == RX ? DW_MPA_FZ_NCH_RX : DW_MPA_FZ_NCH_TX);
-    size_t jc = room / st / FZ_CHAINS_MIN * FZ_CHAINS_MIN;
+    size_t jc = room / st, js = jc / 8 * 8;
+    /* the receiver's chains need not be in step: all steps chained when
+     * the periods left alone would cost more than the chains' tests */
+    jc = mode == RX && jc % 8 >= jc / 16 && jc >= FZ_CHAINS_MIN ? jc : js;
     dw_mpa_fz s = {{x[0], x[1], x[2], x[3]}, q->r, q->m, q->u, 0};
     if (jc)
         fz_call(&s, g, mode, wire, jc, 1);
-    size_t jv = (room - st * jc) / 512;
+    size_t jv = jc % 8 ? 0 : (room - st * jc) / 512; /* from a marker vector */
     if (jv)
         fz_call(&s, g, mode, wire, jv, 0);
     q->r = s.r, q->u = s.u, q->m = s.m < g->end ? s.m : NO_MARK;
