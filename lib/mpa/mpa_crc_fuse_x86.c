@@ -15,9 +15,9 @@
  * so the folding units and the crc32 unit work at once (as in
  * crc32c_fuse_x86.c). The chains see the image itself: RX reads it from
  * the wire; TX builds it from the ULPDU, the marker dword set in where a
- * chain meets one (jv is a multiple of 8, so the chains' markers fall in
- * the same steps; RX also takes other jv, a test a chain, its chains'
- * markers matter only to their copies). Their CRC, the sum of
+ * chain meets one (with jv a multiple of 8 the chains' markers fall in
+ * the same steps, one test a step; other jv take a test a chain; RX's
+ * chains meet markers only in their copies). Their CRC, the sum of
  * ci x^(8 (n - 1 - i) L), is xored into the first dword after them (a CRC
  * register continues that way), and the accumulators are folded past the
  * n L octets.
@@ -243,7 +243,10 @@ INLINE T_SSE42 uint64_t tx_chain_mark(uint64_t c, uintptr_t u, int mo,
 
 #define NT DW_MPA_FZ_NCH_TX
 
-static T_AVX512 void tx_chained(dw_mpa_fz *s, const fzc *f, size_t jv)
+/* The chains in step (jv a multiple of 8: one test a step) or not (a
+ * test a chain). */
+INLINE T_AVX512 void tx_chained(dw_mpa_fz *s, const fzc *f, size_t jv,
+                                int instep)
 {
     chain h[NCH_MAX];
     pwset pw;
@@ -252,29 +255,44 @@ static T_AVX512 void tx_chained(dw_mpa_fz *s, const fzc *f, size_t jv)
     __m512i x0 = s->x[0], x1 = s->x[1], x2 = s->x[2], x3 = s->x[3];
     uintptr_t u = s->u, uc[NT];
     uint64_t c[NT];
-    int64_t m = s->m, mc = h[0].m, dm = h[1].m - h[0].m;
+    int64_t m = s->m, mc[NT];
+    size_t tm[NT]; /* each chain's next marker step */
 #pragma GCC unroll 4
-    for (int t = 0; t < NT; t++)
-        uc[t] = h[t].u, c[t] = 0;
-    size_t tm = (size_t)((h[0].m - h[0].o) / 64); /* the chains' marker step */
+    for (int t = 0; t < NT; t++) {
+        uc[t] = h[t].u, c[t] = 0, mc[t] = h[t].m;
+        tm[t] = (size_t)((h[t].m - h[t].o) / 64);
+    }
     uint32_t pend = s->pending;
     for (size_t i = 0; i < jv; i++, u += 508, m += 512, pend = 0) {
         uintptr_t a = u + 60; /* lane 0 of the next vector: past the marker */
         FOLD_PERIOD(tx_mark_vec(f, u, m, pend), TX_LD);
-        if (i == tm) {
+        if (instep && i == tm[0]) {
 #pragma GCC unroll 4
             for (int t = 0; t < NT; t++) {
-                uint32_t mk = dw_mpa_img_marker(f->im, (uint32_t)(mc + t * dm));
+                uint32_t mk = dw_mpa_img_marker(f->im, (uint32_t)mc[t]);
                 c[t] = tx_chain_mark(c[t], uc[t], f->mo, mk);
-                uc[t] -= 4;
+                uc[t] -= 4, mc[t] += 512;
             }
-            mc += 512, tm += 8;
-        } else {
+            tm[0] += 8;
+        } else if (instep) {
 #pragma GCC unroll 8
             for (int j = 0; j < 64; j += 8)
 #pragma GCC unroll 4
                 for (int t = 0; t < NT; t++)
                     c[t] = _mm_crc32_u64(c[t], fz_ld64(uc[t] + (uintptr_t)j));
+        } else {
+#pragma GCC unroll 4
+            for (int t = 0; t < NT; t++) {
+                if (i == tm[t]) {
+                    uint32_t mk = dw_mpa_img_marker(f->im, (uint32_t)mc[t]);
+                    c[t] = tx_chain_mark(c[t], uc[t], f->mo, mk);
+                    uc[t] -= 4, mc[t] += 512, tm[t] += 8;
+                } else {
+#pragma GCC unroll 8
+                    for (int j = 0; j < 64; j += 8)
+                        c[t] = _mm_crc32_u64(c[t], fz_ld64(uc[t] + (uintptr_t)j));
+                }
+            }
         }
 #pragma GCC unroll 4
         for (int t = 0; t < NT; t++)
@@ -306,8 +324,10 @@ T_AVX512 void dw_mpa_fz_tx(dw_mpa_fz *s, const dw_mpa_img *im, size_t jv,
 {
     fzc f;
     fzc_init(&f, s, im, NULL);
-    if (chains)
-        tx_chained(s, &f, jv);
+    if (chains && jv % 8 == 0)
+        tx_chained(s, &f, jv, 1);
+    else if (chains)
+        tx_chained(s, &f, jv, 0);
     else
         tx_alone(s, &f, jv);
 }

@@ -166,8 +166,8 @@ static int64_t ulpdu_span(const dw_mpa_img *im, int64_t ps)
     } while (0)
 
 /* Steps of periods and chains (DW_MPA_FZ_STEP octets) that make them pay;
- * a multiple of 8 (the chains' markers in step; the receiver's may take
- * any count above it). */
+ * a multiple of 8 keeps the chains' markers in step (any count above it
+ * is taken too: a test a chain). */
 #define FZ_CHAINS_MIN 8
 /* Inner octets from which the period walk beats the vector walk. */
 #define FZ_PERIODS_MIN 3072
@@ -198,9 +198,9 @@ INLINE T_AVX512 void mid_periods(const vgen *g, vpos *q, enum mode mode,
     size_t room = (size_t)(g->pe - q->r) / 64 * 64 - 64;
     size_t st = DW_MPA_FZ_STEP(mode == RX ? DW_MPA_FZ_NCH_RX : DW_MPA_FZ_NCH_TX);
     size_t jc = room / st, js = jc / 8 * 8;
-    /* the receiver's chains need not be in step: all steps chained when
-     * the periods left alone would cost more than the chains' tests */
-    jc = mode == RX && jc % 8 >= jc / 16 && jc >= FZ_CHAINS_MIN ? jc : js;
+    /* chains out of step: all steps chained when the periods left alone
+     * would cost more than the chains' tests */
+    jc = jc % 8 >= jc / 16 && jc >= FZ_CHAINS_MIN ? jc : js;
     dw_mpa_fz s = {{x[0], x[1], x[2], x[3]}, q->r, q->m, q->u, 0};
     if (jc)
         fz_call(&s, g, mode, wire, jc, 1);
