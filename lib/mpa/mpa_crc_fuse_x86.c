@@ -36,6 +36,9 @@
 #define X31 0x00000001u  /* x^31 mod P, reflected */
 #define XM33 0xa9cdda0du /* x^-33 mod P */
 #define NCH_MAX 4
+_Static_assert(DW_MPA_FZ_NCH_TX >= 1 && DW_MPA_FZ_NCH_TX <= NCH_MAX &&
+                   DW_MPA_FZ_NCH_RX >= 1 && DW_MPA_FZ_NCH_RX <= NCH_MAX,
+               "DW_MPA_FZ_NCH_TX / _RX: 1..4 chains");
 
 /* What stays fixed in one call. */
 typedef struct fzc {
