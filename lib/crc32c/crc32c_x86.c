@@ -22,6 +22,7 @@
  * (crc32 of 16 octets from 0 is R * x^32 mod P). Constants below were
  * computed with a small generator: x^n mod P by repeated reflected shifts.
  */
+#include "base/once.h"
 #include "crc32c/crc32c_impl.h"
 #include "crc32c/crc32c_shift_tab.h"
 #include "crc32c/crc32c_x86.h"
@@ -99,23 +100,15 @@ static uint32_t xpow(uint64_t n)
     return v;
 }
 
-static void shift_init(void)
+static void shift_fill(void)
 {
-    int s = 0;
-    if (__atomic_compare_exchange_n(&shift_state, &s, 1, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE)) {
-        static const size_t len[2] = {S_SHORT, S_LONG};
-        for (int t = 0; t < 2; t++) {
-            uint32_t x = xpow(8 * len[t]);
-            for (int k = 0; k < 4; k++)
-                for (uint32_t b = 0; b < 256; b++)
-                    shift_tab[t][k][b] = dw_crc32c_gf2_mul(b << (8 * k), x);
-        }
-        __atomic_store_n(&shift_state, 2, __ATOMIC_RELEASE);
-        return;
+    static const size_t len[2] = {S_SHORT, S_LONG};
+    for (int t = 0; t < 2; t++) {
+        uint32_t x = xpow(8 * len[t]);
+        for (int k = 0; k < 4; k++)
+            for (uint32_t b = 0; b < 256; b++)
+                shift_tab[t][k][b] = dw_crc32c_gf2_mul(b << (8 * k), x);
     }
-    while (__atomic_load_n(&shift_state, __ATOMIC_ACQUIRE) != 2)
-        ;
 }
 
 static inline uint32_t shift(uint32_t c, const uint32_t (*t)[256])
@@ -157,8 +150,7 @@ INLINE T_SSE42 uint32_t sse42_body(uint32_t c, uint8_t *d, const uint8_t *p,
                                    size_t n, int copy)
 {
     if (n >= 3 * S_SHORT) {
-        if (__atomic_load_n(&shift_state, __ATOMIC_ACQUIRE) != 2)
-            shift_init();
+        dw_once(&shift_state, shift_fill);
         c = crc3_blocks(c, &d, &p, &n, S_LONG, shift_tab[1], copy);
         c = crc3_blocks(c, &d, &p, &n, S_SHORT, shift_tab[0], copy);
     }

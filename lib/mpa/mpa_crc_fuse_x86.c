@@ -29,6 +29,7 @@
  */
 #include <string.h>
 
+#include "base/once.h"
 #include "crc32c/crc32c_impl.h"
 #include "crc32c/crc32c_x86.h"
 #include "mpa/mpa_crc_fuse_x86.h"
@@ -133,14 +134,22 @@ INLINE T_AVX512 __m512i tx_mark_vec(const fzc *f, uintptr_t u, int64_t m,
     return _mm512_xor_si512(v, _mm512_maskz_set1_epi32(1, (int)pend));
 }
 
-/* RX: the marker's vector from the wire at w, its ULPDU lanes to d. */
-INLINE T_AVX512 __m512i rx_mark_vec(const fzc *f, uintptr_t d, uintptr_t w,
-                                    uint32_t pend)
+/* RX: a vector holding a marker from the wire at w, its ULPDU lanes
+ * stored to d (the marker stripped). */
+INLINE T_AVX512 __m512i rx_strip(const fzc *f, uintptr_t d, uintptr_t w)
 {
     __m512i v = ldu(w);
     _mm512_mask_storeu_epi8((void *)d, f->ma, v);
     _mm512_mask_storeu_epi8((void *)(d - 4), f->mb, v);
-    return _mm512_xor_si512(v, _mm512_maskz_set1_epi32(1, (int)pend));
+    return v;
+}
+
+/* RX: the marker's vector of a period, pend in its first dword. */
+INLINE T_AVX512 __m512i rx_mark_vec(const fzc *f, uintptr_t d, uintptr_t w,
+                                    uint32_t pend)
+{
+    return _mm512_xor_si512(rx_strip(f, d, w),
+                            _mm512_maskz_set1_epi32(1, (int)pend));
 }
 
 /* ---- set-up and finish ---- */
@@ -176,18 +185,10 @@ static void pw_one(pwset *p, size_t jv, int n)
 
 static void pw_fill(void)
 {
-    int z = 0;
-    if (__atomic_compare_exchange_n(&pw_state, &z, 1, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE)) {
-        for (size_t jv = 1; jv <= PW_JV; jv++) {
-            pw_one(&pw_tx[jv], jv, DW_MPA_FZ_NCH_TX);
-            pw_one(&pw_rx[jv], jv, DW_MPA_FZ_NCH_RX);
-        }
-        __atomic_store_n(&pw_state, 2, __ATOMIC_RELEASE);
-        return;
+    for (size_t jv = 1; jv <= PW_JV; jv++) {
+        pw_one(&pw_tx[jv], jv, DW_MPA_FZ_NCH_TX);
+        pw_one(&pw_rx[jv], jv, DW_MPA_FZ_NCH_RX);
     }
-    while (__atomic_load_n(&pw_state, __ATOMIC_ACQUIRE) != 2)
-        ;
 }
 
 /* The n chains after jv periods, and their shifts (tab: pw_tx, pw_rx). */
@@ -195,8 +196,7 @@ INLINE void chains_init(chain *h, pwset *pw, const pwset *tab,
                         const dw_mpa_fz *s, int mo, size_t jv, int n)
 {
     if (jv <= PW_JV) {
-        if (__atomic_load_n(&pw_state, __ATOMIC_ACQUIRE) != 2)
-            pw_fill();
+        dw_once(&pw_state, pw_fill);
         *pw = tab[jv];
     } else {
         pw_one(pw, jv, n);
@@ -244,10 +244,22 @@ INLINE T_SSE42 uint64_t tx_chain_mark(uint64_t c, uintptr_t u, int mo,
     return crc_dw(c, u + (uintptr_t)mo, 60 - mo);
 }
 
+/* A chain's step over the vector holding the marker at image offset *m:
+ * its source moves back by the marker's 4 octets, *m to the next one. */
+INLINE T_SSE42 uint64_t tx_chain_marked(const fzc *f, uint64_t c,
+                                        uintptr_t *u, int64_t *m)
+{
+    uint32_t mk = dw_mpa_img_marker(f->im, (uint32_t)*m);
+    c = tx_chain_mark(c, *u, f->mo, mk);
+    *u -= 4, *m += 512;
+    return c;
+}
+
 #define NT DW_MPA_FZ_NCH_TX
 
 /* The chains in step (jv a multiple of 8: one test a step) or not (a
- * test a chain). */
+ * test a chain); instep is a constant at each call, so each is its own
+ * copy of the loop. */
 INLINE T_AVX512 void tx_chained(dw_mpa_fz *s, const fzc *f, size_t jv,
                                 int instep)
 {
@@ -271,11 +283,8 @@ INLINE T_AVX512 void tx_chained(dw_mpa_fz *s, const fzc *f, size_t jv,
         FOLD_PERIOD(tx_mark_vec(f, u, m, pend), TX_LD);
         if (instep && i == tm[0]) {
 #pragma GCC unroll 4
-            for (int t = 0; t < NT; t++) {
-                uint32_t mk = dw_mpa_img_marker(f->im, (uint32_t)mc[t]);
-                c[t] = tx_chain_mark(c[t], uc[t], f->mo, mk);
-                uc[t] -= 4, mc[t] += 512;
-            }
+            for (int t = 0; t < NT; t++)
+                c[t] = tx_chain_marked(f, c[t], &uc[t], &mc[t]);
             tm[0] += 8;
         } else if (instep) {
 #pragma GCC unroll 8
@@ -287,9 +296,8 @@ INLINE T_AVX512 void tx_chained(dw_mpa_fz *s, const fzc *f, size_t jv,
 #pragma GCC unroll 4
             for (int t = 0; t < NT; t++) {
                 if (i == tm[t]) {
-                    uint32_t mk = dw_mpa_img_marker(f->im, (uint32_t)mc[t]);
-                    c[t] = tx_chain_mark(c[t], uc[t], f->mo, mk);
-                    uc[t] -= 4, mc[t] += 512, tm[t] += 8;
+                    c[t] = tx_chain_marked(f, c[t], &uc[t], &mc[t]);
+                    tm[t] += 8;
                 } else {
 #pragma GCC unroll 8
                     for (int j = 0; j < 64; j += 8)
@@ -341,7 +349,8 @@ T_AVX512 void dw_mpa_fz_tx(dw_mpa_fz *s, const dw_mpa_img *im, size_t jv,
 #define NR DW_MPA_FZ_NCH_RX
 
 /* The chains in step (jv a multiple of 8: one test a step) or not (a
- * test a chain). */
+ * test a chain); instep is a constant at each call, so each is its own
+ * copy of the loop. */
 INLINE T_AVX512 void rx_chained(dw_mpa_fz *s, const fzc *f, size_t jv,
                                 int instep)
 {
@@ -371,9 +380,7 @@ INLINE T_AVX512 void rx_chained(dw_mpa_fz *s, const fzc *f, size_t jv,
         if (instep && i == tm[0]) {
 #pragma GCC unroll 4
             for (int t = 0; t < NR; t++) {
-                __m512i y = ldu(wc[t]);
-                _mm512_mask_storeu_epi8((void *)dc[t], f->ma, y);
-                _mm512_mask_storeu_epi8((void *)(dc[t] - 4), f->mb, y);
+                rx_strip(f, dc[t], wc[t]);
                 dc[t] -= 4;
             }
             tm[0] += 8;
@@ -385,9 +392,7 @@ INLINE T_AVX512 void rx_chained(dw_mpa_fz *s, const fzc *f, size_t jv,
 #pragma GCC unroll 4
             for (int t = 0; t < NR; t++) {
                 if (i == tm[t]) { /* strip the chain's marker */
-                    __m512i y = ldu(wc[t]);
-                    _mm512_mask_storeu_epi8((void *)dc[t], f->ma, y);
-                    _mm512_mask_storeu_epi8((void *)(dc[t] - 4), f->mb, y);
+                    rx_strip(f, dc[t], wc[t]);
                     dc[t] -= 4, tm[t] += 8;
                 } else {
                     rx_copy(dc[t], wc[t]);

@@ -14,6 +14,7 @@
 #include <ddpwire/crc32c.h>
 #include <string.h>
 
+#include "base/once.h"
 #include "crc32c/crc32c_impl.h"
 #include "crc32c/crc32c_x86.h"
 #include "mpa/mpa_crc.h"
@@ -374,22 +375,14 @@ static int tx_xp_state; /* 0 none, 1 filling, 2 ready */
 
 static T_CLMUL void tx_xp_fill(void)
 {
-    int s = 0;
-    if (__atomic_compare_exchange_n(&tx_xp_state, &s, 1, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE)) {
-        for (uint32_t i = 0; i <= TX_XP4_MAX; i++)
-            tx_xp4[i] = dw_crc32c_xpow8_x32(4 * i);
-        for (uint32_t j = 0; j < 130; j++) { /* the tables stop below 65792 */
-            size_t n = 512 * (size_t)j;
-            tx_xp512[j] = n < 65536 ? dw_crc32c_xpow8_x32(n)
-                                    : tx_mul(dw_crc32c_xpow8_x32(32768),
-                                             dw_crc32c_xpow8_x32(n - 32768));
-        }
-        __atomic_store_n(&tx_xp_state, 2, __ATOMIC_RELEASE);
-        return;
+    for (uint32_t i = 0; i <= TX_XP4_MAX; i++)
+        tx_xp4[i] = dw_crc32c_xpow8_x32(4 * i);
+    for (uint32_t j = 0; j < 130; j++) { /* the tables stop below 65792 */
+        size_t n = 512 * (size_t)j;
+        tx_xp512[j] = n < 65536 ? dw_crc32c_xpow8_x32(n)
+                                : tx_mul(dw_crc32c_xpow8_x32(32768),
+                                         dw_crc32c_xpow8_x32(n - 32768));
     }
-    while (__atomic_load_n(&tx_xp_state, __ATOMIC_ACQUIRE) != 2)
-        ;
 }
 
 /* x^(8 n), n a multiple of 4. */
@@ -449,8 +442,7 @@ INLINE T_CLMUL uint32_t tx_head(const dw_mpa_img *im, uint32_t n)
 
 static T_CLMUL uint32_t tx_avx2_crc(const dw_mpa_img *im)
 {
-    if (__atomic_load_n(&tx_xp_state, __ATOMIC_ACQUIRE) != 2)
-        tx_xp_fill();
+    dw_once(&tx_xp_state, tx_xp_fill);
     uint32_t u0 = im->hdr_off + 2, m0 = im->mark, len = im->len, end = im->crc_off;
     uint32_t pad = (uint32_t)dw_mpa_pad_len(len);
     if (m0 >= end || m0 - u0 >= len) { /* no marker inside the ULPDU */
