@@ -13,9 +13,10 @@
 #                               SIW_PORT=29999 where another guest holds 19999)
 #
 # Each command's output is kept in DIR/quickstart-N.log (ctest's own log in
-# DIR/LastTest-N.log). A test that ctest skipped (exit 77) is listed with the
-# reason it printed; one that printed none fails the run. It also fails when
-# the quick start is not two commands, or does not name a package they install.
+# DIR/LastTest-N.log, the build's DW_ options in DIR/options-N.txt). A test
+# that ctest skipped (exit 77) is listed with the reason it printed; one that
+# printed none fails the run. It also fails when the quick start is not two
+# commands, or does not name a package they install.
 #
 # Needs root. The tree is bind-mounted on itself (`ip netns` needs / to be a
 # mount point) and gets /proc, /sys, /dev, /dev/pts, /dev/shm, /run, this
@@ -129,6 +130,7 @@ for cmd in "${CMDS[@]}"; do
     /bin/bash -c "cd $SRC && $cmd" < /dev/null 2>&1 | tee "$DIR/quickstart-$i.log" || rc=$?
   [ "$rc" = 0 ] || die "'$cmd' exited $rc after $((SECONDS - t)) s, in a fresh Debian 12 (minbase)"
   cp "$C$SRC/build/Testing/Temporary/LastTest.log" "$DIR/LastTest-$i.log" 2> /dev/null || true
+  grep '^DW_' "$C$SRC/build/CMakeCache.txt" > "$DIR/options-$i.txt" 2> /dev/null || true
   skips "$DIR/quickstart-$i.log" || die "'$cmd': a test skipped without a reason"
   times+=("$cmd $((SECONDS - t)) s")
   log "'$cmd' passed in $((SECONDS - t)) s"
