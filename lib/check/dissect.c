@@ -9,8 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/inline.h"
 #include "base/mem.h"
 #include "check/dissect_int.h"
+#include "check/rdma_check_int.h"
+#include "check/reasm_int.h"
 #include "base/versioned.h"
 
 DW_VERSIONS_1(dissect_callbacks_v, dw_dissect_callbacks, on_segment);
@@ -55,9 +58,10 @@ static dw_rdma_check *rdma_of(ds_dir *d)
 {
     ds_flow *f = d->flow;
     dw_rdma_check_callbacks cb = {rdma_on_event};
-    dw_rdma_check_settings rs = {f->D->s.mem};
-    if (!f->rdma && dw_rdma_check_new(&f->rdma, &rs, &cb, f))
-        f->D->st.nomem++;
+    if (!f->rdma) { /* its place is in the connection's block */
+        f->rdma = f->rdma_room;
+        dw_rc_init(f->rdma, f->D->s.mem, &cb, f);
+    }
     return f->rdma;
 }
 
@@ -415,13 +419,14 @@ static void on_event(dw_reasm *r, const dw_reasm_event *ev, void *u)
 
 static void flow_free(ds_flow *f)
 {
-    dw_rdma_check_del(f->rdma);
     for (int k = 0; k < 2; k++) {
         dw_ds_place_free(&f->d[k]);
-        dw_reasm_del(f->d[k].reasm);
+        if (f->d[k].reasm)
+            dw_ra_fini(f->d[k].reasm);
         dw_mpa_check_del(f->d[k].mpa);
         dw_ift_check_del(f->d[k].ift);
     }
+    dw_inl_release(f, f->size);
     dw_mem_free(f->D->s.mem, f);
 }
 
@@ -460,7 +465,15 @@ static void on_flow_end(dw_flowtab *t, dw_flow *fl, void *u)
 
 static ds_flow *flow_new(dw_dissect *D, dw_flow *fl, const dw_pkt_tcp *t)
 {
-    ds_flow *f = dw_mem_malloc(D->s.mem, sizeof *f);
+    dw_reasm_settings rs;
+    dw_reasm_settings_default(&rs);
+    rs.store_bytes = D->s.store;
+    rs.mem = D->s.mem;
+    /* one block: the connection, its two reassemblers, its DDP/RDMAP
+     * checker (each behind a redzone: base/inline.h) */
+    size_t head = dw_inl_round(sizeof(ds_flow));
+    size_t size = head + 2 * dw_inl_size(dw_ra_size(&rs)) + dw_inl_size(dw_rc_size());
+    ds_flow *f = dw_mem_malloc(D->s.mem, size);
     if (!f)
         return NULL;
     /* what is read before it is written: not the held arrays (17 KiB
@@ -468,23 +481,24 @@ static ds_flow *flow_new(dw_dissect *D, dw_flow *fl, const dw_pkt_tcp *t)
     memset(f, 0, offsetof(ds_flow, d));
     for (int k = 0; k < 2; k++)
         memset(&f->d[k], 0, DS_DIR_CLEAR);
+    f->size = size;
     f->f = fl;
     f->D = D;
     f->framing_forced = D->s.mpa_port >= 0 &&
                         (t->sport == D->s.mpa_port || t->dport == D->s.mpa_port);
-    dw_reasm_settings rs;
-    dw_reasm_settings_default(&rs);
-    rs.store_bytes = D->s.store;
-    rs.mem = D->s.mem;
     dw_reasm_callbacks cb = {on_data, on_gap, on_event};
+    uint8_t *at = (uint8_t *)f + head;
+    f->rdma_room = dw_inl_take(&at, dw_rc_size());
     for (int k = 0; k < 2; k++) {
         f->d[k].flow = f;
         f->d[k].pub.flow = fl;
         f->d[k].pub.dir = k;
-        if (dw_reasm_new(&f->d[k].reasm, &rs, &cb, &f->d[k])) {
+        dw_reasm *r = dw_inl_take(&at, dw_ra_size(&rs));
+        if (dw_ra_init(r, &rs, &cb, &f->d[k])) {
             flow_free(f);
             return NULL;
         }
+        f->d[k].reasm = r;
     }
     fl->user_data = f;
     return f;

@@ -60,6 +60,8 @@ typedef struct ds_flow {
     struct dw_dissect *D;
     int framing_forced;      /* settings.mpa_port matched */
     dw_rdma_check *rdma;     /* DDP/RDMAP, both ways: made at the first ULPDU */
+    dw_rdma_check *rdma_room; /* where, in this block (flow_new) */
+    size_t size;             /* of the block: the connection, reassemblers, rdma */
     void *app;
     ds_dir d[2];             /* last: see DS_DIR_CLEAR */
 } ds_flow;

@@ -23,6 +23,7 @@ DW_VERSIONS_1(reasm_settings_v, dw_reasm_settings, mem);
 
 #include "base/inline.h"
 #include "base/mem.h"
+#include "check/reasm_int.h"
 
 #define RA_STORE_MAX ((size_t)1 << 30)
 #define RA_HELD_MAX ((size_t)1 << 20)
@@ -67,7 +68,7 @@ struct dw_reasm {
     ra_ent *ent;    /* held: sorted, disjoint, all after next */
     ra_ent *piece;  /* the pieces of the segment being fed */
     ra_ent *piece0; /* their first table, inline after the reassembler */
-    size_t size;    /* of the block: the reassembler and piece0 */
+    size_t size;    /* the reassembler and piece0: dw_ra_size */
     size_t n, np, piece_cap;
     size_t ent_alloc, piece_alloc; /* allocated so far: both grow on demand */
     int overflow; /* more pieces than piece_cap, or no memory for them */
@@ -580,6 +581,45 @@ int dw_reasm_settings_default_versioned(int settings_version, dw_reasm_settings 
     return DW_VERSIONED_OUT(settings, cur, settings_version, reasm_settings_v);
 }
 
+static size_t first_pieces(const dw_reasm_settings *st)
+{
+    size_t cap = 3 * st->max_held + 4;
+    return cap < RA_FIRST ? cap : RA_FIRST;
+}
+
+size_t dw_ra_size(const dw_reasm_settings *st)
+{
+    return dw_inl_round(sizeof(dw_reasm)) + dw_inl_size(first_pieces(st) * sizeof(ra_ent));
+}
+
+/* The reassembler and its first table of pieces in one block. */
+int dw_ra_init(dw_reasm *r, const dw_reasm_settings *st, const dw_reasm_callbacks *callbacks,
+               void *user_data)
+{
+    if (!callbacks || !callbacks->on_data || st->store_bytes > RA_STORE_MAX ||
+        st->max_held > RA_HELD_MAX)
+        return DW_ERR_INVAL;
+    memset(r, 0, sizeof *r);
+    r->size = dw_ra_size(st);
+    r->set = *st;
+    r->cb = *callbacks;
+    r->user = user_data;
+    r->piece_cap = 3 * st->max_held + 4;
+    uint8_t *at = (uint8_t *)r + dw_inl_round(sizeof *r);
+    r->piece = r->piece0 = dw_inl_take(&at, first_pieces(st) * sizeof(ra_ent));
+    r->piece_alloc = first_pieces(st);
+    return 0;
+}
+
+void dw_ra_fini(dw_reasm *r)
+{
+    dw_mem_free(r->set.mem, r->store);
+    dw_mem_free(r->set.mem, r->ent);
+    if (r->piece != r->piece0)
+        dw_mem_free(r->set.mem, r->piece);
+    dw_inl_release(r, r->size);
+}
+
 static int reasm_new_latest(dw_reasm **pr, const dw_reasm_settings *settings,
                             const dw_reasm_callbacks *callbacks, void *user_data)
 {
@@ -590,22 +630,10 @@ static int reasm_new_latest(dw_reasm **pr, const dw_reasm_settings *settings,
         st->max_held > RA_HELD_MAX)
         return DW_ERR_INVAL;
     *pr = NULL;
-    /* one block: the reassembler and its first table of pieces */
-    size_t head = dw_inl_round(sizeof(dw_reasm)), cap = 3 * st->max_held + 4;
-    size_t first = cap < RA_FIRST ? cap : RA_FIRST;
-    size_t size = head + dw_inl_size(first * sizeof(ra_ent));
-    dw_reasm *r = dw_mem_malloc(st->mem, size);
+    dw_reasm *r = dw_mem_malloc(st->mem, dw_ra_size(st));
     if (!r)
         return DW_ERR_NOMEM;
-    memset(r, 0, sizeof *r);
-    r->size = size;
-    r->set = *st;
-    r->cb = *callbacks;
-    r->user = user_data;
-    r->piece_cap = cap;
-    uint8_t *at = (uint8_t *)r + head;
-    r->piece = r->piece0 = dw_inl_take(&at, first * sizeof(ra_ent));
-    r->piece_alloc = first;
+    dw_ra_init(r, st, callbacks, user_data);
     *pr = r;
     return 0;
 }
@@ -630,12 +658,9 @@ void dw_reasm_del(dw_reasm *r)
 {
     if (!r)
         return;
-    dw_mem_free(r->set.mem, r->store);
-    dw_mem_free(r->set.mem, r->ent);
-    if (r->piece != r->piece0)
-        dw_mem_free(r->set.mem, r->piece);
-    dw_inl_release(r, r->size);
-    dw_mem_free(r->set.mem, r);
+    const dw_mem *m = r->set.mem;
+    dw_ra_fini(r);
+    dw_mem_free(m, r);
 }
 
 int dw_reasm_feed(dw_reasm *r, uint64_t pkt, uint32_t seq, uint8_t flags,
