@@ -5,11 +5,12 @@
  * dw_dissect_finish.
  *
  * Input: a pcap or pcapng file, read by libpcap from memory as the tool
- * reads a file; its last octet is the option selector (SEL below). An
- * input whose first octet begins no capture magic (d4, a1, 4d, 0a) is raw
- * packets instead: octet 1 picks the link type, octet 2 is SEL, then
- * frames, each a 2-octet big-endian word (low 14 bits: captured length,
- * top 2: how much longer the frame was on the wire) and its octets.
+ * reads a file (once: its frames are kept for the three runs); its last
+ * octet is the option selector (SEL below). An input whose first octet
+ * begins no capture magic (d4, a1, 4d, 0a) is raw packets instead:
+ * octet 1 picks the link type, octet 2 is SEL, then frames, each a
+ * 2-octet big-endian word (low 14 bits: captured length, top 2: how much
+ * longer the frame was on the wire) and its octets.
  *
  * Each input runs three times: with SEL's options, max_flows 2, store 256;
  * with the other options, max_flows 1, store 0; with the defaults. Every
@@ -297,29 +298,75 @@ static void run_end(run *r)
 
 /* ---- the two input forms --------------------------------------------- */
 
-static void run_capture(const uint8_t *data, size_t size, int cfg)
+/* A capture's frames, read once by libpcap for the three runs: their
+ * headers and octets, kept from input to input (grown, never freed). */
+typedef struct frame {
+    size_t at, caplen, len; /* octets[at, at + caplen) */
+} frame;
+
+static struct {
+    frame *f;
+    size_t n, cap;
+    uint8_t *octets;
+    size_t used, room;
+} cap_;
+
+static int keep(const struct pcap_pkthdr *h, const u_char *p)
+{
+    if (cap_.n == cap_.cap) {
+        size_t n = cap_.cap ? 2 * cap_.cap : 256;
+        frame *f = realloc(cap_.f, n * sizeof *f);
+        if (!f)
+            return -1;
+        cap_.f = f, cap_.cap = n;
+    }
+    if (h->caplen > cap_.room - cap_.used) {
+        size_t n = cap_.room ? cap_.room : 65536;
+        while (h->caplen > n - cap_.used)
+            n *= 2;
+        uint8_t *o = realloc(cap_.octets, n);
+        if (!o)
+            return -1;
+        cap_.octets = o, cap_.room = n;
+    }
+    if (h->caplen)
+        memcpy(cap_.octets + cap_.used, p, h->caplen);
+    cap_.f[cap_.n++] = (frame){cap_.used, h->caplen, h->len};
+    cap_.used += h->caplen;
+    return 0;
+}
+
+/* Reads the capture and its link type; -1 when libpcap cannot open it. */
+static int read_capture(const uint8_t *data, size_t size, unsigned *link)
 {
     char err[PCAP_ERRBUF_SIZE];
+    cap_.n = cap_.used = 0;
     FILE *fp = fmemopen((void *)(uintptr_t)data, size, "rb");
     if (!fp)
-        return;
+        return -1;
     pcap_t *pc = pcap_fopen_offline(fp, err);
     if (!pc) {
         fclose(fp);
-        return;
+        return -1;
     }
-    run r;
-    if (run_begin(&r, cfg, data[size - 1], (unsigned)pcap_datalink(pc))) {
-        pcap_close(pc);
-        return;
-    }
+    *link = (unsigned)pcap_datalink(pc);
     struct pcap_pkthdr *h;
     const u_char *p;
     int rc;
     while ((rc = pcap_next_ex(pc, &h, &p)) >= 0)
-        if (rc > 0)
-            run_packet(&r, p, h->caplen, h->len);
+        if (rc > 0 && keep(h, p))
+            abort(); /* the harness's own memory */
     pcap_close(pc); /* closes fp */
+    return 0;
+}
+
+static void run_capture(unsigned link, unsigned sel, int cfg)
+{
+    run r;
+    if (run_begin(&r, cfg, sel, link))
+        return;
+    for (size_t i = 0; i < cap_.n; i++)
+        run_packet(&r, cap_.octets + cap_.f[i].at, cap_.f[i].caplen, cap_.f[i].len);
     run_end(&r);
 }
 
@@ -346,9 +393,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     int capture = data[0] == 0xd4 || data[0] == 0xa1 || data[0] == 0x4d || data[0] == 0x0a;
+    unsigned link = 0;
+    if (capture && read_capture(data, size, &link))
+        return 0;
     for (int cfg = 0; cfg < 3; cfg++) {
         if (capture)
-            run_capture(data, size, cfg);
+            run_capture(link, data[size - 1], cfg);
         else
             run_raw(data, size, cfg);
     }

@@ -25,8 +25,9 @@
  * octets ahead; anything before the in-order point is old.
  *
  * No I/O, no clock. The store is allocated the first time a segment must
- * be held, once, at its full size; in-order data is never copied. It is
- * a window: a segment is held only if it ends within store_bytes of the
+ * be held, 4 KiB at first, and grows (doubling, up to store_bytes) as
+ * held segments reach further into it; in-order data is never copied. It
+ * is a window: a segment is held only if it ends within store_bytes of the
  * in-order point and a table slot is free; if not, the hole before the
  * earliest held segment (or before this one) is given up as a LOST gap,
  * held data is delivered as far as it continues, and the segment is

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/inline.h"
 #include "base/mem.h"
 #include "check/check_common.h"
 #include "crc32c/crc32c_impl.h"
@@ -149,20 +150,56 @@ void dw_cc_rec_done(dw_cc_rec *t)
 
 /* Both arrays start small and double as octets and pieces arrive, up to
  * cap and dcap: most connections never need the whole search window, and
- * a checker per direction of every flow made big allocations costly. */
+ * a checker per direction of every flow made big allocations costly. The
+ * first ones are in the checker's own block (base/inline.h). */
 #define CC_BUF_FIRST 4096u
 #define CC_DESC_FIRST 64u
 
-int dw_cc_buf_alloc(dw_cc_buf *b, size_t cap, size_t dcap, const dw_mem *m)
+/* Checkpoints for every offset a buffer of cap octets can hold. */
+static size_t cp_count(size_t cap)
 {
-    b->mem = m;
+    return cap / DW_CC_CP + 2;
+}
+
+static size_t first(size_t cap, size_t most)
+{
+    return cap < most ? cap : most;
+}
+
+size_t dw_cc_inline_size(size_t cap, size_t dcap)
+{
+    return dw_inl_size(first(cap, CC_BUF_FIRST)) +
+           dw_inl_size(first(dcap, CC_DESC_FIRST) * sizeof(dw_cc_slice)) +
+           dw_inl_size(cp_count(first(cap, CC_BUF_FIRST)) * sizeof(uint32_t));
+}
+
+void dw_cc_inline_init(dw_cc_buf *b, dw_cc_crcs *k, uint8_t *at, size_t cap, size_t dcap,
+                       const dw_mem *m)
+{
+    b->mem = k->mem = m;
     b->cap = cap;
     b->dcap = dcap;
-    b->alloc = cap < CC_BUF_FIRST ? cap : CC_BUF_FIRST;
-    b->dalloc = dcap < CC_DESC_FIRST ? dcap : CC_DESC_FIRST;
-    b->buf = dw_mem_malloc(m, b->alloc);
-    b->desc = dw_mem_malloc(m, b->dalloc * sizeof *b->desc);
-    return b->buf && b->desc ? 0 : DW_ERR_NOMEM;
+    b->alloc = first(cap, CC_BUF_FIRST);
+    b->dalloc = first(dcap, CC_DESC_FIRST);
+    b->buf = b->buf0 = dw_inl_take(&at, b->alloc);
+    b->desc = b->desc0 = dw_inl_take(&at, b->dalloc * sizeof *b->desc);
+    k->n = cp_count(b->alloc); /* grows with the buffer */
+    k->cp = k->cp0 = dw_inl_take(&at, k->n * sizeof *k->cp); /* each written before read */
+    k->org = k->end = 0;
+    k->run = 0;
+}
+
+/* realloc of p (have octets, inline when p is p0) to n octets. */
+static void *regrow(const dw_mem *m, void *p, const void *p0, size_t have, size_t n)
+{
+    if (p != p0)
+        return dw_mem_realloc(m, p, n);
+    void *q = dw_mem_malloc(m, n);
+    if (q) {
+        memcpy(q, p, have);
+        dw_inl_drop(p, have);
+    }
+    return q;
 }
 
 static size_t grown(size_t have, size_t want, size_t cap)
@@ -178,7 +215,7 @@ void dw_cc_buf_grow(dw_cc_buf *b, size_t len)
     if (len <= b->alloc)
         return;
     size_t n = grown(b->alloc, len, b->cap);
-    uint8_t *p = dw_mem_realloc(b->mem, b->buf, n);
+    uint8_t *p = regrow(b->mem, b->buf, b->buf0, b->alloc, n);
     if (!p) { /* no memory: the buffer is as big as it gets */
         b->cap = b->alloc;
         b->nomem = 1;
@@ -194,7 +231,9 @@ static void desc_grow(dw_cc_buf *b)
     if (b->dcount < b->dalloc)
         return;
     size_t n = grown(b->dalloc, b->dcount + 1, b->dcap);
-    dw_cc_slice *p = n > b->dalloc ? dw_mem_realloc(b->mem, b->desc, n * sizeof *p) : NULL;
+    dw_cc_slice *p = n > b->dalloc ? regrow(b->mem, b->desc, b->desc0, b->dalloc * sizeof *p,
+                                             n * sizeof *p)
+                                    : NULL;
     if (!p) {
         b->nomem |= n > b->dalloc;
         b->dcap = b->dalloc;
@@ -206,8 +245,10 @@ static void desc_grow(dw_cc_buf *b)
 
 void dw_cc_buf_free(dw_cc_buf *b)
 {
-    dw_mem_free(b->mem, b->buf);
-    dw_mem_free(b->mem, b->desc);
+    if (b->buf != b->buf0)
+        dw_mem_free(b->mem, b->buf);
+    if (b->desc != b->desc0)
+        dw_mem_free(b->mem, b->desc);
 }
 
 void dw_cc_buf_reset(dw_cc_buf *b, uint64_t off)
@@ -308,29 +349,14 @@ size_t dw_cc_piece_at(const dw_cc_buf *b, size_t i, dw_cc_slice *s)
 /* CRC32c checkpoints                                                  */
 /* ------------------------------------------------------------------ */
 
-/* Checkpoints for every offset a buffer of cap octets can hold. */
-static size_t cp_count(size_t cap)
-{
-    return cap / DW_CC_CP + 2;
-}
-
-int dw_cc_crcs_alloc(dw_cc_crcs *k, size_t cap, const dw_mem *m)
-{
-    k->mem = m;
-    k->n = cp_count(cap < CC_BUF_FIRST ? cap : CC_BUF_FIRST); /* grows with the buffer */
-    k->cp = dw_mem_malloc(m, k->n * sizeof *k->cp); /* each written before it is read */
-    k->org = k->end = 0;
-    k->run = 0;
-    return k->cp ? 0 : DW_ERR_NOMEM;
-}
-
 /* The buffer grew: a ring as long as it, and every checkpoint again (once
  * per doubling). Without memory the ring stays short and ranges are
  * computed octet by octet (dw_cc_crcs_range). */
 static void cp_grow(dw_cc_crcs *k, const dw_cc_buf *b)
 {
     size_t n = cp_count(b->alloc);
-    uint32_t *p = n > k->n ? dw_mem_realloc(k->mem, k->cp, n * sizeof *p) : NULL;
+    uint32_t *p = n > k->n ? regrow(k->mem, k->cp, k->cp0, k->n * sizeof *p, n * sizeof *p)
+                           : NULL;
     if (!p) /* the same CRCs, computed octet by octet */
         return;
     k->cp = p;
@@ -340,7 +366,8 @@ static void cp_grow(dw_cc_crcs *k, const dw_cc_buf *b)
 
 void dw_cc_crcs_free(dw_cc_crcs *k)
 {
-    dw_mem_free(k->mem, k->cp);
+    if (k->cp != k->cp0)
+        dw_mem_free(k->mem, k->cp);
 }
 
 static uint32_t cp_get(const dw_cc_crcs *k, uint64_t o)

@@ -103,11 +103,20 @@ typedef struct dw_cc_buf {
     size_t dalloc; /* pieces allocated so far (<= dcap) */
     const dw_mem *mem;
     int nomem; /* a growth failed: what follows is not checked as it should be */
+    uint8_t *buf0;     /* the first arrays, inline in the checker's block */
+    dw_cc_slice *desc0;
 } dw_cc_buf;
 
-/* Up to cap octets and dcap pieces, allocated as they are needed (a
- * little at first); returns 0 or DW_ERR_NOMEM. */
-int dw_cc_buf_alloc(dw_cc_buf *b, size_t cap, size_t dcap, const dw_mem *m);
+typedef struct dw_cc_crcs dw_cc_crcs;
+
+/* Octets the first arrays of a buffer (of up to cap octets and dcap
+ * pieces) and of its checkpoint ring take inline after the checker. */
+size_t dw_cc_inline_size(size_t cap, size_t dcap);
+/* Up to cap octets and dcap pieces, allocated as they are needed: the
+ * first ones (and k's first ring) at at, dw_cc_inline_size octets in the
+ * checker's own block; growing moves an array to its own allocation. */
+void dw_cc_inline_init(dw_cc_buf *b, dw_cc_crcs *k, uint8_t *at, size_t cap, size_t dcap,
+                       const dw_mem *m);
 /* Makes room for len octets in all (at most cap); when memory runs out,
  * cap becomes what is allocated, so the buffer is full sooner, and nomem
  * is set: the checker's calls return DW_ERR_NOMEM from then on. */
@@ -140,16 +149,15 @@ size_t dw_cc_piece_at(const dw_cc_buf *b, size_t i, dw_cc_slice *s);
  * by stream offset (so compacting the buffer leaves it alone). */
 #define DW_CC_CP 32u
 
-typedef struct dw_cc_crcs {
+struct dw_cc_crcs {
     uint32_t *cp;     /* cp[(o / DW_CC_CP) % n] = P(o) */
     size_t n;
     uint64_t org, end; /* P known for [org, end] */
     uint32_t run;      /* P(end) */
     const dw_mem *mem;
-} dw_cc_crcs;
+    uint32_t *cp0;     /* the first ring, inline (dw_cc_inline_init) */
+};
 
-/* For a buffer of cap octets; returns 0 or DW_ERR_NOMEM. */
-int dw_cc_crcs_alloc(dw_cc_crcs *k, size_t cap, const dw_mem *m);
 void dw_cc_crcs_free(dw_cc_crcs *k);
 /* Takes in the n octets just appended to b; begins again at b's first
  * octet when b did not end where the last call left it (reset, skipped). */

@@ -9,8 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/inline.h"
 #include "base/mem.h"
 #include "check/dissect_int.h"
+#include "check/flowtab_int.h"
+#include "check/rdma_check_int.h"
+#include "check/reasm_int.h"
 #include "base/versioned.h"
 
 DW_VERSIONS_1(dissect_callbacks_v, dw_dissect_callbacks, on_segment);
@@ -55,9 +59,10 @@ static dw_rdma_check *rdma_of(ds_dir *d)
 {
     ds_flow *f = d->flow;
     dw_rdma_check_callbacks cb = {rdma_on_event};
-    dw_rdma_check_settings rs = {f->D->s.mem};
-    if (!f->rdma && dw_rdma_check_new(&f->rdma, &rs, &cb, f))
-        f->D->st.nomem++;
+    if (!f->rdma) { /* its place is in the connection's block */
+        f->rdma = f->rdma_room;
+        dw_rc_init(f->rdma, f->D->s.mem, &cb, f);
+    }
     return f->rdma;
 }
 
@@ -415,14 +420,14 @@ static void on_event(dw_reasm *r, const dw_reasm_event *ev, void *u)
 
 static void flow_free(ds_flow *f)
 {
-    dw_rdma_check_del(f->rdma);
     for (int k = 0; k < 2; k++) {
         dw_ds_place_free(&f->d[k]);
-        dw_reasm_del(f->d[k].reasm);
+        if (f->d[k].reasm)
+            dw_ra_fini(f->d[k].reasm);
         dw_mpa_check_del(f->d[k].mpa);
         dw_ift_check_del(f->d[k].ift);
     }
-    dw_mem_free(f->D->s.mem, f);
+    /* the block is the flow table entry's: freed after on_flow_end */
 }
 
 static void end_dir(ds_dir *d)
@@ -458,11 +463,29 @@ static void on_flow_end(dw_flowtab *t, dw_flow *fl, void *u)
     fl->user_data = NULL;
 }
 
+static void reasm_settings(const dw_dissect *D, dw_reasm_settings *rs)
+{
+    dw_reasm_settings_default(rs);
+    rs->store_bytes = D->s.store;
+    rs->mem = D->s.mem;
+}
+
+/* A connection, its two reassemblers and its DDP/RDMAP checker: one
+ * block, each behind a redzone (base/inline.h), in the room the flow
+ * table leaves for it in its entry's block (one allocation). */
+static size_t flow_size(const dw_dissect *D)
+{
+    dw_reasm_settings rs;
+    reasm_settings(D, &rs);
+    return dw_inl_round(sizeof(ds_flow)) + 2 * dw_inl_size(dw_ra_size(&rs)) +
+           dw_inl_size(dw_rc_size());
+}
+
 static ds_flow *flow_new(dw_dissect *D, dw_flow *fl, const dw_pkt_tcp *t)
 {
-    ds_flow *f = dw_mem_malloc(D->s.mem, sizeof *f);
-    if (!f)
-        return NULL;
+    dw_reasm_settings rs;
+    reasm_settings(D, &rs);
+    ds_flow *f = dw_ft_room(fl);
     /* what is read before it is written: not the held arrays (17 KiB
      * a connection; clearing them was 4 % of fuzz_dump's time) */
     memset(f, 0, offsetof(ds_flow, d));
@@ -472,19 +495,19 @@ static ds_flow *flow_new(dw_dissect *D, dw_flow *fl, const dw_pkt_tcp *t)
     f->D = D;
     f->framing_forced = D->s.mpa_port >= 0 &&
                         (t->sport == D->s.mpa_port || t->dport == D->s.mpa_port);
-    dw_reasm_settings rs;
-    dw_reasm_settings_default(&rs);
-    rs.store_bytes = D->s.store;
-    rs.mem = D->s.mem;
     dw_reasm_callbacks cb = {on_data, on_gap, on_event};
+    uint8_t *at = (uint8_t *)f + dw_inl_round(sizeof *f);
+    f->rdma_room = dw_inl_take(&at, dw_rc_size());
     for (int k = 0; k < 2; k++) {
         f->d[k].flow = f;
         f->d[k].pub.flow = fl;
         f->d[k].pub.dir = k;
-        if (dw_reasm_new(&f->d[k].reasm, &rs, &cb, &f->d[k])) {
+        dw_reasm *r = dw_inl_take(&at, dw_ra_size(&rs));
+        if (dw_ra_init(r, &rs, &cb, &f->d[k])) {
             flow_free(f);
             return NULL;
         }
+        f->d[k].reasm = r;
     }
     fl->user_data = f;
     return f;
@@ -690,23 +713,29 @@ static int dissect_new_latest(dw_dissect **pD, const dw_dissect_settings *s,
     if ((unsigned)s->mode > DW_DISSECT_NONE || s->nports > DW_DISSECT_PORTS_MAX ||
         s->mpa_port > 65535 || s->markers > 1 || s->crc > 1)
         return DW_ERR_INVAL;
-    dw_dissect *D = dw_mem_calloc(s->mem, 1, sizeof *D);
-    if (!D)
-        return DW_ERR_NOMEM;
-    D->s = *s;
-    if (cb)
-        D->cb = *cb;
-    D->ud = user_data;
     dw_flowtab_settings fs;
     dw_flowtab_settings_default(&fs);
     fs.max_flows = s->max_flows;
     fs.mem = s->mem;
+    if (!fs.max_flows || fs.max_flows > (1u << 24))
+        return DW_ERR_INVAL; /* as dw_flowtab_new */
+    /* one block: the dissector and its flow table (base/inline.h) */
+    size_t head = dw_inl_round(sizeof(dw_dissect));
+    size_t size = head + dw_inl_size(dw_ft_size(&fs));
+    dw_dissect *D = dw_mem_malloc(s->mem, size);
+    if (!D)
+        return DW_ERR_NOMEM;
+    memset(D, 0, sizeof *D);
+    D->size = size;
+    D->s = *s;
+    if (cb)
+        D->cb = *cb;
+    D->ud = user_data;
     dw_flowtab_callbacks fcb = {on_flow_end};
-    int rc = dw_flowtab_new(&D->flows, &fs, &fcb, D);
-    if (rc) {
-        dw_mem_free(s->mem, D);
-        return rc;
-    }
+    uint8_t *at = (uint8_t *)D + head;
+    D->flows = dw_inl_take(&at, dw_ft_size(&fs));
+    dw_ft_init(D->flows, &fs, &fcb, D);
+    dw_ft_set_room(D->flows, flow_size(D));
     *pD = D;
     return 0;
 }
@@ -740,7 +769,8 @@ void dw_dissect_del(dw_dissect *D)
     /* free without reporting: detach the callbacks first */
     memset(&D->cb, 0, sizeof D->cb);
     dw_flowtab_finish(D->flows);
-    dw_flowtab_del(D->flows);
+    dw_ft_fini(D->flows);
+    dw_inl_release(D, D->size);
     dw_mem_free(D->s.mem, D);
 }
 

@@ -60,6 +60,7 @@ typedef struct ds_flow {
     struct dw_dissect *D;
     int framing_forced;      /* settings.mpa_port matched */
     dw_rdma_check *rdma;     /* DDP/RDMAP, both ways: made at the first ULPDU */
+    dw_rdma_check *rdma_room; /* where, in this block (flow_new) */
     void *app;
     ds_dir d[2];             /* last: see DS_DIR_CLEAR */
 } ds_flow;
@@ -71,6 +72,7 @@ struct dw_dissect {
     dw_flowtab *flows;
     uint64_t pkt, time;
     dw_dissect_stats st;
+    size_t size; /* of the block: the dissector and its flow table */
 };
 
 /* Counts a problem: incomplete (the capture's) or a protocol error. */

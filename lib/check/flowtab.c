@@ -6,7 +6,9 @@
  */
 #include <ddpwire/flowtab.h>
 
+#include "base/inline.h"
 #include "base/mem.h"
+#include "check/flowtab_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,8 @@ typedef struct ft_entry {
     size_t slot;
     struct ft_entry *next;             /* hash chain */
     struct ft_entry *lru_prev, *lru_next;
+    void *room;                        /* the user's octets (dw_ft_room) */
+    size_t block;                      /* octets of the entry and room */
 } ft_entry;
 
 struct dw_flowtab {
@@ -30,7 +34,15 @@ struct dw_flowtab {
     size_t size, open;
     uint64_t seen;
     ft_entry *lru_head, *lru_tail;
+    size_t block; /* octets of the flow table and its table, one block */
+    size_t room;  /* the user's octets in each entry's block (dw_ft_set_room) */
 };
+
+static void entry_free(dw_flowtab *t, ft_entry *e)
+{
+    dw_inl_release(e, e->block);
+    dw_mem_free(t->s.mem, e);
+}
 
 static void flowtab_settings_fill(dw_flowtab_settings *s)
 {
@@ -43,6 +55,57 @@ int dw_flowtab_settings_default_versioned(int settings_version, dw_flowtab_setti
     dw_flowtab_settings cur;
     flowtab_settings_fill(&cur);
     return DW_VERSIONED_OUT(s, cur, settings_version, flowtab_settings_v);
+}
+
+static size_t buckets(const dw_flowtab_settings *s)
+{
+    size_t size = 64;
+    while (size < 2 * s->max_flows)
+        size <<= 1;
+    return size;
+}
+
+size_t dw_ft_size(const dw_flowtab_settings *s)
+{
+    return dw_inl_round(sizeof(dw_flowtab)) + dw_inl_size(buckets(s) * sizeof(ft_entry *));
+}
+
+/* The flow table and its hash table in one block (base/inline.h). */
+int dw_ft_init(dw_flowtab *t, const dw_flowtab_settings *s, const dw_flowtab_callbacks *cb,
+               void *user_data)
+{
+    if (!s->max_flows || s->max_flows > (1u << 24))
+        return DW_ERR_INVAL;
+    memset(t, 0, sizeof *t);
+    t->s = *s;
+    if (cb)
+        t->cb = *cb;
+    t->ud = user_data;
+    t->size = buckets(s);
+    t->block = dw_ft_size(s);
+    uint8_t *at = (uint8_t *)t + dw_inl_round(sizeof *t);
+    t->table = dw_inl_take(&at, t->size * sizeof *t->table);
+    memset(t->table, 0, t->size * sizeof *t->table);
+    return 0;
+}
+
+void dw_ft_fini(dw_flowtab *t)
+{
+    for (ft_entry *e = t->lru_head, *n; e; e = n) {
+        n = e->lru_next;
+        entry_free(t, e);
+    }
+    dw_inl_release(t, t->block);
+}
+
+void dw_ft_set_room(dw_flowtab *t, size_t room)
+{
+    t->room = room;
+}
+
+void *dw_ft_room(dw_flow *f)
+{
+    return ((ft_entry *)f)->room;
 }
 
 static int flowtab_new_latest(dw_flowtab **pt, const dw_flowtab_settings *s,
@@ -58,20 +121,10 @@ static int flowtab_new_latest(dw_flowtab **pt, const dw_flowtab_settings *s,
     }
     if (!s->max_flows || s->max_flows > (1u << 24))
         return DW_ERR_INVAL;
-    dw_flowtab *t = dw_mem_calloc(s->mem, 1, sizeof *t);
+    dw_flowtab *t = dw_mem_malloc(s->mem, dw_ft_size(s));
     if (!t)
         return DW_ERR_NOMEM;
-    t->s = *s;
-    if (cb)
-        t->cb = *cb;
-    t->ud = user_data;
-    t->size = 64;
-    while (t->size < 2 * s->max_flows)
-        t->size <<= 1;
-    if (!(t->table = dw_mem_calloc(s->mem, t->size, sizeof *t->table))) {
-        dw_mem_free(s->mem, t);
-        return DW_ERR_NOMEM;
-    }
+    dw_ft_init(t, s, cb, user_data);
     *pt = t;
     return 0;
 }
@@ -96,12 +149,9 @@ void dw_flowtab_del(dw_flowtab *t)
 {
     if (!t)
         return;
-    for (ft_entry *e = t->lru_head, *n; e; e = n) {
-        n = e->lru_next;
-        dw_mem_free(t->s.mem, e);
-    }
-    dw_mem_free(t->s.mem, t->table);
-    dw_mem_free(t->s.mem, t);
+    const dw_mem *m = t->s.mem;
+    dw_ft_fini(t);
+    dw_mem_free(m, t);
 }
 
 /* FNV-1a over the endpoints in a fixed order, so both directions meet. */
@@ -182,7 +232,7 @@ void dw_flowtab_end(dw_flowtab *t, dw_flow *f)
         }
     lru_unlink(t, e);
     t->open--;
-    dw_mem_free(t->s.mem, e);
+    entry_free(t, e);
 }
 
 int dw_flowtab_add(dw_flowtab *t, const dw_pkt_tcp *seg, dw_flow **pf, int *dir)
@@ -191,9 +241,16 @@ int dw_flowtab_add(dw_flowtab *t, const dw_pkt_tcp *seg, dw_flow **pf, int *dir)
         return DW_ERR_INVAL;
     if (t->open >= t->s.max_flows && t->lru_head)
         dw_flowtab_end(t, &t->lru_head->pub);
-    ft_entry *e = dw_mem_calloc(t->s.mem, 1, sizeof *e);
+    /* one block: the entry and the user's room, not cleared (base/inline.h) */
+    size_t head = dw_inl_round(sizeof(ft_entry));
+    size_t block = head + (t->room ? dw_inl_size(t->room) : 0);
+    ft_entry *e = dw_mem_malloc(t->s.mem, block);
     if (!e)
         return DW_ERR_NOMEM;
+    memset(e, 0, sizeof *e);
+    e->block = block;
+    uint8_t *at = (uint8_t *)e + head;
+    e->room = t->room ? dw_inl_take(&at, t->room) : NULL;
     /* the client sent the SYN; without one, the first packet's sender */
     int swap = (seg->flags & (DW_PKT_SYN | DW_PKT_ACK)) == (DW_PKT_SYN | DW_PKT_ACK);
     dw_flow *f = &e->pub;
@@ -224,7 +281,8 @@ void dw_flowtab_finish(dw_flowtab *t)
 {
     if (!t)
         return;
-    ft_entry **all = dw_mem_malloc(t->s.mem, (t->open ? t->open : 1) * sizeof *all);
+    ft_entry *few[16]; /* a few open: no allocation */
+    ft_entry **all = t->open <= 16 ? few : dw_mem_malloc(t->s.mem, t->open * sizeof *all);
     if (all) {
         size_t n = 0;
         for (ft_entry *e = t->lru_head; e; e = e->lru_next)
@@ -232,7 +290,8 @@ void dw_flowtab_finish(dw_flowtab *t)
         qsort(all, n, sizeof *all, by_id);
         for (size_t i = 0; i < n; i++)
             dw_flowtab_end(t, &all[i]->pub);
-        dw_mem_free(t->s.mem, all);
+        if (all != few)
+            dw_mem_free(t->s.mem, all);
     }
     while (t->lru_head) { /* out of memory for the list: the same order, slower */
         ft_entry *first = t->lru_head;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/inline.h"
 #include "base/mem.h"
 #include "check/ift_check_int.h"
 #include "base/versioned.h"
@@ -49,18 +50,18 @@ static int ift_check_new_latest(dw_ift_check **pc, const dw_ift_check_settings *
     }
     if (settings->max_header > DW_IFT_SIZE_MAX || settings->head_len > DW_IC_HEAD_MAX)
         return DW_ERR_INVAL;
-    dw_ift_check *c = dw_mem_calloc(settings->mem, 1, sizeof *c);
-    if (!c)
-        return DW_ERR_NOMEM;
-    c->set = *settings;
     size_t cap = DW_IFT_SIZES_LEN + settings->max_header + DW_IFT_CRC_LEN + DW_IC_WINDOW;
     size_t dcap = cap / 8 < DW_IC_DESC_CAP ? cap / 8 : DW_IC_DESC_CAP;
-    if (dw_cc_buf_alloc(&c->b, cap, dcap, settings->mem) ||
-        dw_cc_crcs_alloc(&c->crcs, cap, settings->mem)) {
-        dw_ift_check_del(c);
+    /* one block: the checker, then its buffer's first arrays */
+    size_t head = dw_inl_round(sizeof(dw_ift_check));
+    size_t size = head + dw_cc_inline_size(cap, dcap);
+    dw_ift_check *c = dw_mem_malloc(settings->mem, size);
+    if (!c)
         return DW_ERR_NOMEM;
-    }
+    memset(c, 0, sizeof *c);
+    c->size = size;
     c->set = *settings;
+    dw_cc_inline_init(&c->b, &c->crcs, (uint8_t *)c + head, cap, dcap, settings->mem);
     if (callbacks)
         c->cb = *callbacks;
     c->user = user_data;
@@ -95,6 +96,7 @@ void dw_ift_check_del(dw_ift_check *c)
         return;
     dw_cc_buf_free(&c->b);
     dw_cc_crcs_free(&c->crcs);
+    dw_inl_release(c, c->size);
     dw_mem_free(c->set.mem, c);
 }
 

@@ -54,6 +54,7 @@ struct dw_ift_check {
     int body_missing;
     dw_cc_buf b;         /* buffer; need: the length to wait for */
     dw_cc_crcs crcs;     /* CRC checkpoints over b, for the search */
+    size_t size;         /* of the block: the checker and b's first arrays */
     uint64_t searched, lost_skipped;
     dw_ift_check_stats st;
     char detail[192];

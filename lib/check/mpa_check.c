@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "base/inline.h"
 #include "base/mem.h"
 #include "check/mpa_check_int.h"
 #include "mpa/mpa_internal.h"
@@ -71,15 +72,17 @@ static int mpa_check_new_latest(dw_mpa_check **pc, const dw_mpa_check_settings *
     }
     if (!settings_ok(settings))
         return DW_ERR_INVAL;
-    dw_mpa_check *c = dw_mem_calloc(settings->mem, 1, sizeof *c);
+    /* one block: the checker, then its buffer's first arrays */
+    size_t head = dw_inl_round(sizeof(dw_mpa_check));
+    size_t size = head + dw_cc_inline_size(DW_CK_BUF_CAP, DW_CK_DESC_CAP);
+    dw_mpa_check *c = dw_mem_malloc(settings->mem, size);
     if (!c)
         return DW_ERR_NOMEM;
+    memset(c, 0, sizeof *c);
+    c->size = size;
     c->set = *settings;
-    if (dw_cc_crcs_alloc(&c->crcs, DW_CK_BUF_CAP, settings->mem) ||
-        dw_cc_buf_alloc(&c->b, DW_CK_BUF_CAP, DW_CK_DESC_CAP, settings->mem)) {
-        dw_mpa_check_del(c);
-        return DW_ERR_NOMEM;
-    }
+    dw_cc_inline_init(&c->b, &c->crcs, (uint8_t *)c + head, DW_CK_BUF_CAP, DW_CK_DESC_CAP,
+                      settings->mem);
     if (callbacks)
         c->cb = *callbacks;
     c->user = user_data;
@@ -114,6 +117,7 @@ void dw_mpa_check_del(dw_mpa_check *c)
         return;
     dw_cc_buf_free(&c->b);
     dw_cc_crcs_free(&c->crcs);
+    dw_inl_release(c, c->size);
     dw_mem_free(c->set.mem, c);
 }
 

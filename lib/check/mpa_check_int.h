@@ -108,6 +108,7 @@ struct dw_mpa_check {
     uint64_t mk_next;   /* LOST_MK: stream offset of the next marker */
     uint64_t lost_skipped;
     dw_cc_crcs crcs;    /* CRC checkpoints over b, for the search */
+    size_t size;        /* of the block: the checker and b's first arrays */
     dw_mpa_check_stats st;
     char detail[192];
 };

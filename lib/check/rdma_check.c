@@ -15,6 +15,7 @@
 #include "base/bytes.h"
 #include "base/mem.h"
 #include "base/versioned.h"
+#include "check/rdma_check_int.h"
 
 DW_VERSIONS_1(rdma_check_callbacks_v, dw_rdma_check_callbacks, on_event);
 DW_VERSIONS_1(rdma_check_settings_v, dw_rdma_check_settings, mem);
@@ -66,21 +67,33 @@ int dw_rdma_check_settings_default_versioned(int settings_version, dw_rdma_check
     return DW_VERSIONED_OUT(s, cur, settings_version, rdma_check_settings_v);
 }
 
-static int rdma_check_new_latest(dw_rdma_check **pc, const dw_rdma_check_settings *settings,
-                                 const dw_rdma_check_callbacks *cb, void *user_data)
+size_t dw_rc_size(void)
 {
-    if (!pc)
-        return DW_ERR_INVAL;
-    const dw_mem *m = settings ? settings->mem : NULL;
-    dw_rdma_check *c = dw_mem_calloc(m, 1, sizeof *c);
-    if (!(*pc = c))
-        return DW_ERR_NOMEM;
+    return sizeof(dw_rdma_check);
+}
+
+void dw_rc_init(dw_rdma_check *c, const dw_mem *m, const dw_rdma_check_callbacks *cb,
+                void *user_data)
+{
+    memset(c, 0, sizeof *c);
     c->mem = m;
     if (cb)
         c->cb = *cb;
     c->ud = user_data;
     for (int k = 0; k < 2; k++)
         c->d[k].st.ird = c->d[k].st.ord = -1;
+}
+
+static int rdma_check_new_latest(dw_rdma_check **pc, const dw_rdma_check_settings *settings,
+                                 const dw_rdma_check_callbacks *cb, void *user_data)
+{
+    if (!pc)
+        return DW_ERR_INVAL;
+    const dw_mem *m = settings ? settings->mem : NULL;
+    dw_rdma_check *c = dw_mem_malloc(m, sizeof *c);
+    if (!(*pc = c))
+        return DW_ERR_NOMEM;
+    dw_rc_init(c, m, cb, user_data);
     return 0;
 }
 

@@ -4,9 +4,10 @@
  *
  * Held octets live in a ring indexed by stream offset (offset o at
  * o % store_bytes): everything held lies in [next, next + store_bytes),
- * so no two held octets share a slot and nothing fragments. A sorted
- * table of disjoint entries says what is held: octets (in the ring) or
- * a snap-length cut (no octets). A segment is first cut into pieces
+ * so no two held octets share a slot and nothing fragments (only the
+ * ring's first positions are allocated until held octets need more). A
+ * sorted table of disjoint entries says what is held: octets (in the
+ * ring) or a snap-length cut (no octets). A segment is first cut into pieces
  * against that table (kept entries, fresh octets in the holes), then
  * the pieces are either delivered (in order) or become the table.
  */
@@ -20,11 +21,15 @@
 DW_VERSIONS_1(reasm_callbacks_v, dw_reasm_callbacks, on_event);
 DW_VERSIONS_1(reasm_settings_v, dw_reasm_settings, mem);
 
+#include "base/inline.h"
 #include "base/mem.h"
+#include "check/reasm_int.h"
 
 #define RA_STORE_MAX ((size_t)1 << 30)
 #define RA_HELD_MAX ((size_t)1 << 20)
 #define RA_LEN_MAX (65535u * 16u)
+#define RA_FIRST 16u /* entries a table has at first */
+#define RA_STORE_FIRST 4096u /* octets of the ring allocated at first */
 
 /* A run of stream octets: held, or a piece of the segment being fed. */
 typedef struct ra_ent {
@@ -57,10 +62,13 @@ struct dw_reasm {
     dw_reasm_settings set;
     dw_reasm_callbacks cb;
     void *user;
-    uint8_t *store; /* the ring, allocated when first needed */
+    uint8_t *store; /* the ring's first store_alloc octets (grown as needed) */
+    size_t store_alloc;
     int nomem;      /* an allocation failed: held as if full (feed says so) */
     ra_ent *ent;    /* held: sorted, disjoint, all after next */
     ra_ent *piece;  /* the pieces of the segment being fed */
+    ra_ent *piece0; /* their first table, inline after the reassembler */
+    size_t size;    /* the reassembler and piece0: dw_ra_size */
     size_t n, np, piece_cap;
     size_t ent_alloc, piece_alloc; /* allocated so far: both grow on demand */
     int overflow; /* more pieces than piece_cap, or no memory for them */
@@ -137,6 +145,28 @@ static void ring_in(dw_reasm *r, uint64_t off, const uint8_t *p, uint64_t len)
     size_t k = (size_t)min64(len, sb - at);
     memcpy(r->store + at, p, k);
     memcpy(r->store, p + k, (size_t)len - k);
+}
+
+/* Room in the ring for len octets at stream offset off: the allocated
+ * part grows (doubling, at most store_bytes) to the last ring position
+ * they use; ring positions stay o % store_bytes, so what is held and
+ * delivered does not depend on it. 0: no memory. */
+static int ring_room(dw_reasm *r, uint64_t off, uint64_t len)
+{
+    size_t sb = r->set.store_bytes, at = (size_t)(off % sb);
+    size_t end = len > sb - at ? sb : at + (size_t)len;
+    if (end <= r->store_alloc)
+        return 1;
+    size_t n = r->store_alloc ? r->store_alloc : RA_STORE_FIRST;
+    while (n < end)
+        n *= 2;
+    n = n < sb ? n : sb;
+    uint8_t *p = dw_mem_realloc(r->set.mem, r->store, n);
+    if (!p)
+        return 0;
+    r->store = p;
+    r->store_alloc = n;
+    return 1;
 }
 
 /* Delivers an entry (or piece) that starts at the in-order point. */
@@ -267,15 +297,28 @@ static void analyze(const dw_reasm *r, const ra_seg *s, size_t i0, size_t i1,
     }
 }
 
+/* realloc of the table a (have entries) to n: the inline one moves out. */
+static void *regrow(dw_reasm *r, void *a, size_t have, size_t n)
+{
+    if (!a || a != r->piece0)
+        return dw_mem_realloc(r->set.mem, a, n * sizeof(ra_ent));
+    void *p = dw_mem_malloc(r->set.mem, n * sizeof(ra_ent));
+    if (p) {
+        memcpy(p, a, have * sizeof(ra_ent));
+        dw_inl_drop(a, have * sizeof(ra_ent));
+    }
+    return p;
+}
+
 /* The tables start small (most directions never hold a segment) and
  * double up to their caps: 1 when *a now has room for want entries. */
 static int grow(dw_reasm *r, void **a, size_t *have, size_t want, size_t cap)
 {
-    size_t n = *have ? *have : 16;
+    size_t n = *have ? *have : RA_FIRST;
     while (n < want)
         n *= 2;
     n = n < cap ? n : cap;
-    void *p = want <= n ? dw_mem_realloc(r->set.mem, *a, n * sizeof(ra_ent)) : NULL;
+    void *p = want <= n ? regrow(r, *a, *have, n) : NULL;
     if (!p) {
         r->nomem |= want <= n;
         return 0;
@@ -369,14 +412,12 @@ static int fits(dw_reasm *r, const ra_seg *s, size_t i0, size_t i1)
         return 0;
     if (n > r->ent_alloc && !grow(r, (void **)&r->ent, &r->ent_alloc, n, r->set.max_held + 1))
         return 0; /* no memory: as if the table were full */
-    int need = 0;
-    for (size_t i = 0; i < r->np; i++)
-        need |= r->piece[i].fresh && !r->piece[i].snap;
-    if (need && !r->store) {
-        r->store = dw_mem_malloc(r->set.mem, r->set.store_bytes);
-        r->nomem |= !r->store;
-    }
-    return !need || r->store; /* no memory: as if the store were full */
+    int ok = 1;
+    for (size_t i = 0; i < r->np && ok; i++)
+        if (r->piece[i].fresh && !r->piece[i].snap)
+            ok = ring_room(r, r->piece[i].off, r->piece[i].len);
+    r->nomem |= !ok;
+    return ok; /* no memory: as if the store were full */
 }
 
 static void hold(dw_reasm *r, const ra_seg *s, size_t i0, size_t i1)
@@ -540,6 +581,45 @@ int dw_reasm_settings_default_versioned(int settings_version, dw_reasm_settings 
     return DW_VERSIONED_OUT(settings, cur, settings_version, reasm_settings_v);
 }
 
+static size_t first_pieces(const dw_reasm_settings *st)
+{
+    size_t cap = 3 * st->max_held + 4;
+    return cap < RA_FIRST ? cap : RA_FIRST;
+}
+
+size_t dw_ra_size(const dw_reasm_settings *st)
+{
+    return dw_inl_round(sizeof(dw_reasm)) + dw_inl_size(first_pieces(st) * sizeof(ra_ent));
+}
+
+/* The reassembler and its first table of pieces in one block. */
+int dw_ra_init(dw_reasm *r, const dw_reasm_settings *st, const dw_reasm_callbacks *callbacks,
+               void *user_data)
+{
+    if (!callbacks || !callbacks->on_data || st->store_bytes > RA_STORE_MAX ||
+        st->max_held > RA_HELD_MAX)
+        return DW_ERR_INVAL;
+    memset(r, 0, sizeof *r);
+    r->size = dw_ra_size(st);
+    r->set = *st;
+    r->cb = *callbacks;
+    r->user = user_data;
+    r->piece_cap = 3 * st->max_held + 4;
+    uint8_t *at = (uint8_t *)r + dw_inl_round(sizeof *r);
+    r->piece = r->piece0 = dw_inl_take(&at, first_pieces(st) * sizeof(ra_ent));
+    r->piece_alloc = first_pieces(st);
+    return 0;
+}
+
+void dw_ra_fini(dw_reasm *r)
+{
+    dw_mem_free(r->set.mem, r->store);
+    dw_mem_free(r->set.mem, r->ent);
+    if (r->piece != r->piece0)
+        dw_mem_free(r->set.mem, r->piece);
+    dw_inl_release(r, r->size);
+}
+
 static int reasm_new_latest(dw_reasm **pr, const dw_reasm_settings *settings,
                             const dw_reasm_callbacks *callbacks, void *user_data)
 {
@@ -550,17 +630,10 @@ static int reasm_new_latest(dw_reasm **pr, const dw_reasm_settings *settings,
         st->max_held > RA_HELD_MAX)
         return DW_ERR_INVAL;
     *pr = NULL;
-    dw_reasm *r = dw_mem_calloc(st->mem, 1, sizeof *r);
+    dw_reasm *r = dw_mem_malloc(st->mem, dw_ra_size(st));
     if (!r)
         return DW_ERR_NOMEM;
-    r->set = *st;
-    r->cb = *callbacks;
-    r->user = user_data;
-    r->piece_cap = 3 * st->max_held + 4;
-    if (!grow(r, (void **)&r->piece, &r->piece_alloc, 1, r->piece_cap)) {
-        dw_reasm_del(r);
-        return DW_ERR_NOMEM;
-    }
+    dw_ra_init(r, st, callbacks, user_data);
     *pr = r;
     return 0;
 }
@@ -585,10 +658,9 @@ void dw_reasm_del(dw_reasm *r)
 {
     if (!r)
         return;
-    dw_mem_free(r->set.mem, r->store);
-    dw_mem_free(r->set.mem, r->ent);
-    dw_mem_free(r->set.mem, r->piece);
-    dw_mem_free(r->set.mem, r);
+    const dw_mem *m = r->set.mem;
+    dw_ra_fini(r);
+    dw_mem_free(m, r);
 }
 
 int dw_reasm_feed(dw_reasm *r, uint64_t pkt, uint32_t seq, uint8_t flags,
