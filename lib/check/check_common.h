@@ -151,9 +151,12 @@ typedef struct dw_cc_crcs {
 /* For a buffer of cap octets; returns 0 or DW_ERR_NOMEM. */
 int dw_cc_crcs_alloc(dw_cc_crcs *k, size_t cap, const dw_mem *m);
 void dw_cc_crcs_free(dw_cc_crcs *k);
-/* Takes in the n octets just appended to b; begins again at b's first
- * octet when b did not end where the last call left it (reset, skipped). */
-void dw_cc_crcs_put(dw_cc_crcs *k, const dw_cc_buf *b, size_t n);
+/* Takes in what was appended to b since the last call (lazily, before
+ * ranges are asked for: octets put a few at a time cost nothing until
+ * then); begins again at b's first octet when b no longer holds where
+ * the last call ended (reset, skipped). A stream offset always holds
+ * the same octet, so a checkpoint stays true while it is buffered. */
+void dw_cc_crcs_sync(dw_cc_crcs *k, const dw_cc_buf *b);
 /* CRC32c of b's octets [a, e) (buffer indexes, taken in by sync). */
 uint32_t dw_cc_crcs_range(const dw_cc_crcs *k, const dw_cc_buf *b, size_t a, size_t e);
 

@@ -320,7 +320,7 @@ static int first_markers(const dw_mpa_check *c, size_t i, uint64_t pos,
  * that FPDU's end or before; 1: it must run. final: an FPDU not all here
  * is rejected (as the full trial does, at its header or before).
  */
-static int first_fpdu(const dw_mpa_check *c, size_t i, uint64_t pos, int markers, int final)
+int dw_ck_first_fpdu(const dw_mpa_check *c, size_t i, uint64_t pos, int markers, int final)
 {
     unsigned r = (unsigned)(pos % DW_MPA_MARKER_INTERVAL);
     if (pos % 4)
@@ -355,7 +355,7 @@ static int first_fpdu(const dw_mpa_check *c, size_t i, uint64_t pos, int markers
 int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
                 int final, size_t *need, int *crc_out)
 {
-    if (!first_fpdu(c, i, pos, markers, final))
+    if (!dw_ck_first_fpdu(c, i, pos, markers, final))
         return DW_CK_T_REJECT;
     return dw_ck_trial_fsm(c, i, pos, markers, final, need, crc_out);
 }

@@ -134,6 +134,11 @@ void dw_ck_scan(dw_mpa_check *c, int final);
 int dw_ck_buf_has_start(dw_mpa_check *c);
 
 /* lib/check/mpa_check_fsm.c */
+/* The first FPDU of the start at buffer index i, judged where the
+ * framing puts its fields and by its CRC from the checkpoints (synced):
+ * 0 when dw_ck_trial_fsm() would reject the start, 1 when it must run. */
+int dw_ck_first_fpdu(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
+                     int final);
 /* Tries the start at buffer index i (MPA position pos): the first FPDU's
  * pad and CRC are judged from the checkpoints, then dw_ck_trial_fsm. */
 int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
