@@ -67,9 +67,21 @@ static void make_room(dw_mpa_check *c)
     compact(c);
 }
 
+/* n octets into allocated room after octets kept, a piece to spare. */
+static void put_room(dw_mpa_check *c, const uint8_t *in, size_t n, const dw_cc_slice *s)
+{
+    memcpy(c->b.buf + c->b.len, in, n);
+    c->b.len += n;
+    dw_cc_piece_add(&c->b, s, n);
+}
+
 size_t dw_ck_buf_put(dw_mpa_check *c, const uint8_t *in, size_t n,
                      const dw_cc_slice *s)
 {
+    if (c->b.start != c->b.len && n <= c->b.alloc - c->b.len && c->b.dcount < c->b.dcap) {
+        put_room(c, in, n, s); /* the usual case: three tests, not eight */
+        return n;
+    }
     if (c->b.start == c->b.len)
         dw_ck_buf_reset(c, s->off);
     if (c->b.len == c->b.cap || c->b.dcount == c->b.dcap)
@@ -81,9 +93,7 @@ size_t dw_ck_buf_put(dw_mpa_check *c, const uint8_t *in, size_t n,
     size_t k = c->b.cap - c->b.len < n ? c->b.cap - c->b.len : n;
     dw_cc_buf_grow(&c->b, c->b.len + k);
     k = c->b.alloc - c->b.len < k ? c->b.alloc - c->b.len : k;
-    memcpy(c->b.buf + c->b.len, in, k);
-    c->b.len += k;
-    dw_cc_piece_add(&c->b, s, k);
+    put_room(c, in, k, s);
     return k;
 }
 
