@@ -57,7 +57,7 @@ void dw_ck_fsm_lead(dw_ck_fsm *f);
 int dw_ck_marker_ok(const dw_ck_fsm *f, uint64_t mpos, uint16_t ptr,
                     uint16_t *expected);
 
-/* Top-level states. */
+/* Top-level states (FRAME to LOST_MK in a row: buffering() in mpa_check.c). */
 enum dw_ck_state {
     DW_CK_BEFORE = 0, /* START_AT: octets before start_offset */
     DW_CK_FRAME,      /* reading an RFC 5044 frame */

@@ -391,7 +391,7 @@ static size_t clear_run(uint64_t m)
  *   and so does the reading without a marker.
  * Up to 7 indexes at a time are passed with one word test where it is
  * sure (markers on and no two zero octets; at the end, no ULPDU_Length
- * whose FPDU fits). The pos_known search (no markers, MPA positions
+ * whose FPDU fits), 8 in a run of zeros. The pos_known search (no markers, MPA positions
  * known) and the last 5 octets go the slow way.
  */
 static size_t sure_rejects(const dw_mpa_check *c, size_t i, int final, size_t max)
@@ -401,17 +401,16 @@ static size_t sure_rejects(const dw_mpa_check *c, size_t i, int final, size_t ma
     if (c->pos_known || n < 6)
         return 0;
     int mk_on = c->markers == 1;
+    /* word tests: markers on, or at the end while the first octet of an
+     * ULPDU_Length can settle it (under 128 x 256 octets left) */
+    int word = mk_on || (final && n < 128u * 256u);
     max = max < n - 5 ? max : n - 5; /* k + 6 <= n */
     for (; k < max; k++) {
         const uint8_t *q = p + k;
-        if (k + 7 <= max && (mk_on || final)) { /* up to 7 at a time */
+        if (word && k + 7 <= max) { /* up to 7 at a time */
             /* the FPDU of index j, at least 256 q[j] octets, is longer
              * than the n - k octets left when q[j] > (n - k) / 256 */
-            size_t u = (n - k) / 256 + 1, j = 0;
-            if (mk_on)
-                j = clear_run(zero_pairs(q));
-            else if (u <= 128)
-                j = clear_run(below(q, (unsigned)u));
+            size_t j = clear_run(mk_on ? zero_pairs(q) : below(q, (unsigned)((n - k) / 256 + 1)));
             if (j) {
                 k += j - 1;
                 continue;
@@ -422,6 +421,10 @@ static size_t sure_rejects(const dw_mpa_check *c, size_t i, int final, size_t ma
                 !dw_ck_first_fpdu(c, i + k, 0, 0, final))
                 continue;
             break;
+        }
+        if (k + 8 <= max && !(dw_get_le64(q + 2) | dw_get_le32(q + 9))) {
+            k += 7; /* q[0..12] zero: indexes k..k+7 at once */
+            continue;
         }
         if (q[2] | (q[3] & 0xfcu) | q[4] | q[5])
             break;
