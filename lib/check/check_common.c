@@ -226,6 +226,7 @@ void dw_cc_buf_reset(dw_cc_buf *b, uint64_t off)
     b->dstart = b->dcount = 0;
     b->base = off;
     b->need = 0;
+    b->resets++;
 }
 
 void dw_cc_buf_trim(dw_cc_buf *b)
@@ -337,6 +338,7 @@ int dw_cc_crcs_alloc(dw_cc_crcs *k, size_t cap, const dw_mem *m)
     k->cp = dw_mem_malloc(m, k->n * sizeof *k->cp); /* each written before it is read */
     k->org = k->end = 0;
     k->run = 0;
+    k->resets = 0;
     return k->cp ? 0 : DW_ERR_NOMEM;
 }
 
@@ -381,17 +383,18 @@ static void cp_add(dw_cc_crcs *k, const uint8_t *p, size_t n)
 void dw_cc_crcs_sync(dw_cc_crcs *k, const dw_cc_buf *b)
 {
     uint64_t lo = b->base + b->start, hi = b->base + b->len;
-    if (k->end == hi && k->org <= lo)
-        return; /* up to date (a stream offset always holds the same octet) */
+    if (k->end == hi && k->org <= lo && k->resets == b->resets)
+        return; /* up to date */
     size_t want = cp_count(b->alloc);
     if (k->n < want) {
         cp_grow(k, b);
         if (k->n < want)
             return; /* no checkpoints: see dw_cc_crcs_range */
     }
-    if (k->end < lo || k->end > hi || k->org > lo) {
+    if (k->end < lo || k->end > hi || k->org > lo || k->resets != b->resets) {
         k->org = k->end = lo;
         k->run = 0;
+        k->resets = b->resets;
     }
     cp_add(k, b->buf + (k->end - b->base), (size_t)(hi - k->end));
 }

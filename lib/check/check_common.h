@@ -103,6 +103,7 @@ typedef struct dw_cc_buf {
     size_t dalloc; /* pieces allocated so far (<= dcap) */
     const dw_mem *mem;
     int nomem; /* a growth failed: what follows is not checked as it should be */
+    uint64_t resets; /* dw_cc_buf_reset() calls (dw_cc_crcs_sync begins again) */
 } dw_cc_buf;
 
 /* Up to cap octets and dcap pieces, allocated as they are needed (a
@@ -145,6 +146,7 @@ typedef struct dw_cc_crcs {
     size_t n;
     uint64_t org, end; /* P known for [org, end] */
     uint32_t run;      /* P(end) */
+    uint64_t resets;   /* the buffer's resets when last synced */
     const dw_mem *mem;
 } dw_cc_crcs;
 
@@ -153,9 +155,8 @@ int dw_cc_crcs_alloc(dw_cc_crcs *k, size_t cap, const dw_mem *m);
 void dw_cc_crcs_free(dw_cc_crcs *k);
 /* Takes in what was appended to b since the last call (lazily, before
  * ranges are asked for: octets put a few at a time cost nothing until
- * then); begins again at b's first octet when b no longer holds where
- * the last call ended (reset, skipped). A stream offset always holds
- * the same octet, so a checkpoint stays true while it is buffered. */
+ * then); begins again at b's first octet when b was reset or no longer
+ * holds where the last call ended (skipped). */
 void dw_cc_crcs_sync(dw_cc_crcs *k, const dw_cc_buf *b);
 /* CRC32c of b's octets [a, e) (buffer indexes, taken in by sync). */
 uint32_t dw_cc_crcs_range(const dw_cc_crcs *k, const dw_cc_buf *b, size_t a, size_t e);
