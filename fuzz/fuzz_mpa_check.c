@@ -33,7 +33,11 @@ static void on_fpdu(dw_mpa_check *c, const dw_mpa_check_fpdu *f, void *u)
     put(r, (uint64_t)f->ulpdu_len << 32 | f->markers << 16 | f->bad_markers);
     put(r, (uint64_t)f->crc << 8 | (uint64_t)f->resync << 4 | (uint64_t)f->pad_nonzero);
     uint64_t h = 0;
-    for (size_t i = 0; i < f->head_len; i++)
+    size_t i = 0;
+    for (; i + 4 <= f->head_len; i += 4) /* 4 at a time: a traced test each */
+        h = (((h * 131 + f->head[i]) * 131 + f->head[i + 1]) * 131 + f->head[i + 2]) * 131 +
+            f->head[i + 3];
+    for (; i < f->head_len; i++)
         h = h * 131 + f->head[i];
     put(r, h ^ f->head_len);
 }

@@ -31,13 +31,23 @@ int dw_cc_data_begin(dw_cc_in *in, const uint8_t *data, size_t len,
         return DW_ERR_INVAL;
     if (in->in_cb || in->ended)
         return DW_ERR_STATE;
-    *s = (dw_cc_slice){in->off, 0, 0, (uint32_t)len, 0, 0, 0};
-    if (!chunk)
+    /* field by field: a compound literal is a memcpy call under ASan */
+    s->len = (uint32_t)len;
+    if (!chunk) {
+        s->off = in->off;
+        s->pkt = 0;
+        s->seq = 0;
+        s->seg_start = s->seg_end = s->tagged = 0;
         return 0;
+    }
     if (chunk->offset < in->off)
         return DW_ERR_INVAL;
-    *s = (dw_cc_slice){chunk->offset, chunk->pkt, chunk->seq, (uint32_t)len,
-                       chunk->seg_start != 0, chunk->seg_end != 0, 1};
+    s->off = chunk->offset;
+    s->pkt = chunk->pkt;
+    s->seq = chunk->seq;
+    s->seg_start = chunk->seg_start != 0;
+    s->seg_end = chunk->seg_end != 0;
+    s->tagged = 1;
     in->seq0 = chunk->seq - (uint32_t)chunk->offset;
     in->have_seq0 = 1;
     in->pkt = chunk->pkt;
@@ -187,6 +197,7 @@ void dw_cc_inline_init(dw_cc_buf *b, dw_cc_crcs *k, uint8_t *at, size_t cap, siz
     k->cp = k->cp0 = dw_inl_take(&at, k->n * sizeof *k->cp); /* each written before read */
     k->org = k->end = 0;
     k->run = 0;
+    b->resets = k->resets = 0;
 }
 
 /* realloc of p (have octets, inline when p is p0) to n octets. */
@@ -257,6 +268,7 @@ void dw_cc_buf_reset(dw_cc_buf *b, uint64_t off)
     b->dstart = b->dcount = 0;
     b->base = off;
     b->need = 0;
+    b->resets++;
 }
 
 void dw_cc_buf_trim(dw_cc_buf *b)
@@ -307,10 +319,14 @@ void dw_cc_piece_add(dw_cc_buf *b, const dw_cc_slice *s, size_t k)
         l->seg_end = s->seg_end && k == s->len;
         return;
     }
-    dw_cc_slice d = *s;
-    d.len = (uint32_t)k;
-    d.seg_end = s->seg_end && k == s->len;
-    b->desc[b->dcount++] = d;
+    dw_cc_slice *d = &b->desc[b->dcount++]; /* field by field: see dw_cc_data_begin */
+    d->off = s->off;
+    d->pkt = s->pkt;
+    d->seq = s->seq;
+    d->len = (uint32_t)k;
+    d->seg_start = s->seg_start;
+    d->seg_end = s->seg_end && k == s->len;
+    d->tagged = s->tagged;
 }
 
 size_t dw_cc_piece_from(const dw_cc_buf *b, size_t *d, size_t i, dw_cc_slice *s)
@@ -320,11 +336,13 @@ size_t dw_cc_piece_from(const dw_cc_buf *b, size_t *d, size_t i, dw_cc_slice *s)
         ++*d;
     const dw_cc_slice *p = &b->desc[*d];
     uint32_t skip = (uint32_t)(o - p->off);
-    *s = *p;
-    s->off = o;
+    s->off = o; /* field by field: see dw_cc_data_begin */
+    s->pkt = p->pkt;
     s->seq = p->seq + skip;
-    s->seg_start = p->seg_start && skip == 0;
     s->len = p->len - skip;
+    s->seg_start = p->seg_start && skip == 0;
+    s->seg_end = p->seg_end;
+    s->tagged = p->tagged;
     size_t left = b->len - i;
     return s->len < left ? s->len : left;
 }
@@ -389,18 +407,21 @@ static void cp_add(dw_cc_crcs *k, const uint8_t *p, size_t n)
     }
 }
 
-void dw_cc_crcs_put(dw_cc_crcs *k, const dw_cc_buf *b, size_t n)
+void dw_cc_crcs_sync(dw_cc_crcs *k, const dw_cc_buf *b)
 {
     uint64_t lo = b->base + b->start, hi = b->base + b->len;
+    if (k->end == hi && k->org <= lo && k->resets == b->resets)
+        return; /* up to date */
     size_t want = cp_count(b->alloc);
     if (k->n < want) {
         cp_grow(k, b);
         if (k->n < want)
             return; /* no checkpoints: see dw_cc_crcs_range */
     }
-    if (k->end != hi - n || k->org > lo) {
+    if (k->end < lo || k->end > hi || k->org > lo || k->resets != b->resets) {
         k->org = k->end = lo;
         k->run = 0;
+        k->resets = b->resets;
     }
     cp_add(k, b->buf + (k->end - b->base), (size_t)(hi - k->end));
 }

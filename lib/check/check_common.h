@@ -103,6 +103,7 @@ typedef struct dw_cc_buf {
     size_t dalloc; /* pieces allocated so far (<= dcap) */
     const dw_mem *mem;
     int nomem; /* a growth failed: what follows is not checked as it should be */
+    uint64_t resets; /* dw_cc_buf_reset() calls (dw_cc_crcs_sync begins again) */
     uint8_t *buf0;     /* the first arrays, inline in the checker's block */
     dw_cc_slice *desc0;
 } dw_cc_buf;
@@ -154,14 +155,17 @@ struct dw_cc_crcs {
     size_t n;
     uint64_t org, end; /* P known for [org, end] */
     uint32_t run;      /* P(end) */
+    uint64_t resets;   /* the buffer's resets when last synced */
     const dw_mem *mem;
     uint32_t *cp0;     /* the first ring, inline (dw_cc_inline_init) */
 };
 
 void dw_cc_crcs_free(dw_cc_crcs *k);
-/* Takes in the n octets just appended to b; begins again at b's first
- * octet when b did not end where the last call left it (reset, skipped). */
-void dw_cc_crcs_put(dw_cc_crcs *k, const dw_cc_buf *b, size_t n);
+/* Takes in what was appended to b since the last call (lazily, before
+ * ranges are asked for: octets put a few at a time cost nothing until
+ * then); begins again at b's first octet when b was reset or no longer
+ * holds where the last call ended (skipped). */
+void dw_cc_crcs_sync(dw_cc_crcs *k, const dw_cc_buf *b);
 /* CRC32c of b's octets [a, e) (buffer indexes, taken in by sync). */
 uint32_t dw_cc_crcs_range(const dw_cc_crcs *k, const dw_cc_buf *b, size_t a, size_t e);
 

@@ -376,6 +376,7 @@ void dw_ic_scan(dw_ift_check *c, int final)
         }
         dw_ic_trial t;
         int search = c->state == DW_IC_SEARCH;
+        dw_cc_crcs_sync(&c->crcs, &c->b);
         int r = dw_ic_try(c, c->b.start, search, &t);
         if (!(search ? search_step(c, r, &t, final) : head_step(c, r, &t)))
             return;

@@ -51,7 +51,6 @@ size_t dw_ic_buf_put(dw_ift_check *c, const uint8_t *in, size_t n,
     k = c->b.alloc - c->b.len < k ? c->b.alloc - c->b.len : k;
     memcpy(c->b.buf + c->b.len, in, k);
     c->b.len += k;
-    dw_cc_crcs_put(&c->crcs, &c->b, k);
     if (k)
         dw_cc_piece_add(&c->b, s, k);
     return k;

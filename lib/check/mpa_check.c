@@ -576,29 +576,36 @@ static size_t before_start(dw_mpa_check *c, size_t len)
     return k;
 }
 
-static void feed(dw_mpa_check *c, const uint8_t *p, size_t len, dw_cc_slice s)
+/* FRAME, PEND, SEARCH, LOST_MK: octets go to the search buffer (one
+ * test per chunk where a chain of three was). */
+static int buffering(enum dw_ck_state st)
+{
+    return (unsigned)st - DW_CK_FRAME <= (unsigned)(DW_CK_LOST_MK - DW_CK_FRAME);
+}
+
+static void feed(dw_mpa_check *c, const uint8_t *p, size_t len, dw_cc_slice *s)
 {
     while (len) {
         size_t k;
-        if (c->state == DW_CK_BEFORE) {
-            k = before_start(c, len);
-            c->in.off += k;
-        } else if (c->state == DW_CK_SYNC) {
-            k = dw_ck_sync_feed(c, p, len, &s);
-            c->in.off += k;
-        } else if (c->state == DW_CK_DEAD) {
-            k = len;
-            c->st.skipped_octets += k;
-            c->in.off += k;
-        } else {
-            k = dw_ck_buf_put(c, p, len, &s);
+        if (buffering(c->state)) {
+            k = dw_ck_buf_put(c, p, len, s);
             c->in.off += k;
             if (k < len || c->state != DW_CK_SEARCH || c->b.len >= c->b.need)
                 dw_ck_scan(c, 0); /* else a search that waits for octets */
+        } else if (c->state == DW_CK_SYNC) {
+            k = dw_ck_sync_feed(c, p, len, s);
+            c->in.off += k;
+        } else if (c->state == DW_CK_BEFORE) {
+            k = before_start(c, len);
+            c->in.off += k;
+        } else { /* DW_CK_DEAD */
+            k = len;
+            c->st.skipped_octets += k;
+            c->in.off += k;
         }
         p += k;
         len -= k;
-        dw_cc_slice_advance(&s, k);
+        dw_cc_slice_advance(s, k);
     }
 }
 
@@ -666,7 +673,7 @@ int dw_mpa_check_data(dw_mpa_check *c, const uint8_t *data, size_t len,
         dw_mpa_check_gap(c, &hole);
     s.tagged = 0; /* see DW_CK_DESC_CAP */
     if (len)
-        feed(c, data, len, s);
+        feed(c, data, len, &s);
     if (c->b.nomem)
         return DW_ERR_NOMEM;
     return 0;

@@ -180,16 +180,22 @@ typedef struct chain {
  * a zero CRC field. A sender rule broken with the framing intact (a
  * non-zero pad, a ULPDU_Length above 64768: Linux siw sends both) is
  * taken only with a matching CRC. */
-static int end_ok(const dw_mpa_check *c, const dw_ck_fsm *f, chain *ch)
+static int end_fields_ok(const dw_mpa_check *c, uint32_t crc, uint32_t wire,
+                         int pad_nonzero, chain *ch)
 {
-    int match = f->crc == f->crc_wire;
-    if ((f->pad_nonzero || ch->need_match) && !match)
+    int match = crc == wire;
+    if ((pad_nonzero || ch->need_match) && !match)
         return 0;
-    if (!match && (f->crc_wire || c->crc == 1))
+    if (!match && (wire || c->crc == 1))
         return 0;
     ch->count++;
     ch->matched |= match;
     return 1;
+}
+
+static int end_ok(const dw_mpa_check *c, const dw_ck_fsm *f, chain *ch)
+{
+    return end_fields_ok(c, f->crc, f->crc_wire, f->pad_nonzero, ch);
 }
 
 /*
@@ -295,8 +301,7 @@ int dw_ck_trial_fsm(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
 static int first_markers(const dw_mpa_check *c, size_t i, uint64_t pos,
                          uint64_t e, chain *ch)
 {
-    dw_ck_fsm f;
-    dw_ck_fsm_init(&f, pos, 1, NULL, 0);
+    dw_ck_fsm f; /* what dw_ck_marker_ok() reads (a whole init is an ASan memset) */
     f.fpdu_pos = pos;
     f.lead = pos % DW_MPA_MARKER_INTERVAL == 0;
     uint64_t m = (pos + DW_MPA_MARKER_INTERVAL - 1) / DW_MPA_MARKER_INTERVAL *
@@ -320,7 +325,7 @@ static int first_markers(const dw_mpa_check *c, size_t i, uint64_t pos,
  * that FPDU's end or before; 1: it must run. final: an FPDU not all here
  * is rejected (as the full trial does, at its header or before).
  */
-static int first_fpdu(const dw_mpa_check *c, size_t i, uint64_t pos, int markers, int final)
+int dw_ck_first_fpdu(const dw_mpa_check *c, size_t i, uint64_t pos, int markers, int final)
 {
     unsigned r = (unsigned)(pos % DW_MPA_MARKER_INTERVAL);
     if (pos % 4)
@@ -341,21 +346,21 @@ static int first_fpdu(const dw_mpa_check *c, size_t i, uint64_t pos, int markers
     if (markers && (cpos - 4) % DW_MPA_MARKER_INTERVAL == 0)
         pad_end -= DW_MPA_MARKER_LEN; /* a marker between pad and CRC */
     chain ch = {ulen > DW_MPA_ULPDU_MAX, 0, 0, 0, 0, 0, 0};
-    dw_ck_fsm f;
-    dw_ck_fsm_init(&f, pos, markers, NULL, 0);
-    for (size_t k = pad_end - dw_mpa_pad_len(ulen); k < pad_end; k++)
-        f.pad_nonzero |= c->b.buf[k] != 0; /* MPA 6: PAD is zero */
+    /* MPA 6: PAD is zero; the 0-3 pad octets end the word before pad_end
+     * (at or after i: an FPDU has 8 octets or more, 12 with that marker) */
+    uint32_t pad = dw_get_be32(c->b.buf + pad_end - 4) &
+                   (uint32_t)((1ull << (8 * dw_mpa_pad_len(ulen))) - 1);
     if (markers && !first_markers(c, i, pos, cpos, &ch))
         return 0;
-    f.crc = dw_cc_crcs_range(&c->crcs, &c->b, i, crc_at);
-    f.crc_wire = dw_crc32c_load(c->b.buf + crc_at);
-    return end_ok(c, &f, &ch) && !hopeless(c, &ch, markers);
+    uint32_t crc = dw_cc_crcs_range(&c->crcs, &c->b, i, crc_at);
+    return end_fields_ok(c, crc, dw_crc32c_load(c->b.buf + crc_at), pad != 0, &ch) &&
+           !hopeless(c, &ch, markers);
 }
 
 int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
                 int final, size_t *need, int *crc_out)
 {
-    if (!first_fpdu(c, i, pos, markers, final))
+    if (!dw_ck_first_fpdu(c, i, pos, markers, final))
         return DW_CK_T_REJECT;
     return dw_ck_trial_fsm(c, i, pos, markers, final, need, crc_out);
 }

@@ -57,7 +57,7 @@ void dw_ck_fsm_lead(dw_ck_fsm *f);
 int dw_ck_marker_ok(const dw_ck_fsm *f, uint64_t mpos, uint16_t ptr,
                     uint16_t *expected);
 
-/* Top-level states. */
+/* Top-level states (FRAME to LOST_MK in a row: buffering() in mpa_check.c). */
 enum dw_ck_state {
     DW_CK_BEFORE = 0, /* START_AT: octets before start_offset */
     DW_CK_FRAME,      /* reading an RFC 5044 frame */
@@ -135,6 +135,11 @@ void dw_ck_scan(dw_mpa_check *c, int final);
 int dw_ck_buf_has_start(dw_mpa_check *c);
 
 /* lib/check/mpa_check_fsm.c */
+/* The first FPDU of the start at buffer index i, judged where the
+ * framing puts its fields and by its CRC from the checkpoints (synced):
+ * 0 when dw_ck_trial_fsm() would reject the start, 1 when it must run. */
+int dw_ck_first_fpdu(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
+                     int final);
 /* Tries the start at buffer index i (MPA position pos): the first FPDU's
  * pad and CRC are judged from the checkpoints, then dw_ck_trial_fsm. */
 int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,

@@ -67,9 +67,21 @@ static void make_room(dw_mpa_check *c)
     compact(c);
 }
 
+/* n octets into allocated room after octets kept, a piece to spare. */
+static void put_room(dw_mpa_check *c, const uint8_t *in, size_t n, const dw_cc_slice *s)
+{
+    memcpy(c->b.buf + c->b.len, in, n);
+    c->b.len += n;
+    dw_cc_piece_add(&c->b, s, n);
+}
+
 size_t dw_ck_buf_put(dw_mpa_check *c, const uint8_t *in, size_t n,
                      const dw_cc_slice *s)
 {
+    if (c->b.start != c->b.len && n <= c->b.alloc - c->b.len && c->b.dcount < c->b.dcap) {
+        put_room(c, in, n, s); /* the usual case: three tests, not eight */
+        return n;
+    }
     if (c->b.start == c->b.len)
         dw_ck_buf_reset(c, s->off);
     if (c->b.len == c->b.cap || c->b.dcount == c->b.dcap)
@@ -81,10 +93,7 @@ size_t dw_ck_buf_put(dw_mpa_check *c, const uint8_t *in, size_t n,
     size_t k = c->b.cap - c->b.len < n ? c->b.cap - c->b.len : n;
     dw_cc_buf_grow(&c->b, c->b.len + k);
     k = c->b.alloc - c->b.len < k ? c->b.alloc - c->b.len : k;
-    memcpy(c->b.buf + c->b.len, in, k);
-    c->b.len += k;
-    dw_cc_crcs_put(&c->crcs, &c->b, k);
-    dw_cc_piece_add(&c->b, s, k);
+    put_room(c, in, k, s);
     return k;
 }
 
@@ -256,10 +265,21 @@ static int mid_stream(const dw_mpa_check *c, size_t i, int final, cand *k)
     return dw_ck_trial(c, k->at, k->pos, 1, final, &k->need, &k->crc);
 }
 
+/* An empty candidate at buffer index i (field by field: a compound
+ * literal is a memset or memcpy call under ASan, one per index). */
+static void cand_init(cand *k, size_t i)
+{
+    k->at = i;
+    k->need = k->mark = 0;
+    k->pos = 0;
+    k->mk = k->crc = k->mid = 0;
+    k->ptr = 0;
+}
+
 /* The starts octets at buffer index i suggest, earliest first. */
 static int candidate(const dw_mpa_check *c, size_t i, int final, cand *k)
 {
-    *k = (cand){.at = i}; /* not memset: a sanitizer's interceptor call per index */
+    cand_init(k, i);
     if (c->pos_known) { /* no markers: FPDUs sit at multiples of 4 */
         k->pos = c->b.base + i - c->start_off;
         return dw_ck_trial(c, i, k->pos, 0, final, &k->need, &k->crc);
@@ -271,7 +291,7 @@ static int candidate(const dw_mpa_check *c, size_t i, int final, cand *k)
     int r = mid_stream(c, i, final, k);
     if (r != DW_CK_T_REJECT)
         return r;
-    *k = (cand){.at = i};
+    cand_init(k, i);
     k->mk = c->markers != 0 && zero_marker(c, i);
     if (!k->mk && c->markers == 1)
         return DW_CK_T_REJECT;
@@ -327,6 +347,34 @@ static void advance(dw_mpa_check *c, size_t i)
         drop(c, i + 1 - keep - c->b.start);
 }
 
+/* Word tests over the indexes q[0..6] (q[7] is read): a mask with 0x80
+ * in octet j where index j needs the octet loop. */
+#define DW_CK_LO7 0x7f7f7f7f7f7f7f7full
+#define DW_CK_HI7 0x0080808080808080ull
+
+/* Markers on: both first octets zero (a marker). */
+static uint64_t zero_pairs(const uint8_t *q)
+{
+    uint64_t w = dw_get_le64(q);
+    uint64_t z = ~(((w & DW_CK_LO7) + DW_CK_LO7) | w | DW_CK_LO7); /* zero octets */
+    return z & z >> 8 & DW_CK_HI7;
+}
+
+/* At the end, no markers: a first octet below u (<= 128), where an
+ * ULPDU_Length of at least 256 u octets does not settle it. */
+static uint64_t below(const uint8_t *q, unsigned u)
+{
+    uint64_t w = dw_get_le64(q);
+    uint64_t ge = ((w & DW_CK_LO7) + (0x80u - u) * 0x0101010101010101ull) | w;
+    return ~ge & DW_CK_HI7;
+}
+
+/* Indexes before the first that mask m marks (7 when none). */
+static size_t clear_run(uint64_t m)
+{
+    return (size_t)__builtin_ctzll(m | 1ull << 63) / 8;
+}
+
 /*
  * How many buffer indexes from i on candidate() is sure to reject, at
  * most max: a fast path past what suggests nothing (most octets of a
@@ -335,13 +383,16 @@ static void advance(dw_mpa_check *c, size_t i)
  * - its first two octets are not both zero (not a marker: no mid-stream
  *   or zero-marker reading) and the reading without a marker is rejected
  *   too: markers are known to be on, or, at the end, the FPDU its
- *   ULPDU_Length makes does not fit in what is left;
+ *   ULPDU_Length makes does not fit in what is left, or its first FPDU
+ *   fails dw_ck_first_fpdu() (CRC and pad, from the checkpoints);
  * - or its first six octets are zero but for the two low bits of the
  *   fourth (ignored in an FPDUPTR): a marker with FPDUPTR 0 names no
  *   FPDU mid-stream; as a zero marker it leads an FPDU of ULPDU_Length 0,
  *   and so does the reading without a marker.
- * The pos_known search (no markers, MPA positions known) and the last 5
- * octets go the slow way.
+ * Up to 7 indexes at a time are passed with one word test where it is
+ * sure (markers on and no two zero octets; at the end, no ULPDU_Length
+ * whose FPDU fits), 8 in a run of zeros. The pos_known search (no markers, MPA positions
+ * known) and the last 5 octets go the slow way.
  */
 static size_t sure_rejects(const dw_mpa_check *c, size_t i, int final, size_t max)
 {
@@ -350,13 +401,30 @@ static size_t sure_rejects(const dw_mpa_check *c, size_t i, int final, size_t ma
     if (c->pos_known || n < 6)
         return 0;
     int mk_on = c->markers == 1;
+    /* word tests: markers on, or at the end while the first octet of an
+     * ULPDU_Length can settle it (under 128 x 256 octets left) */
+    int word = mk_on || (final && n < 128u * 256u);
     max = max < n - 5 ? max : n - 5; /* k + 6 <= n */
     for (; k < max; k++) {
         const uint8_t *q = p + k;
+        if (word && k + 7 <= max) { /* up to 7 at a time */
+            /* the FPDU of index j, at least 256 q[j] octets, is longer
+             * than the n - k octets left when q[j] > (n - k) / 256 */
+            size_t j = clear_run(mk_on ? zero_pairs(q) : below(q, (unsigned)((n - k) / 256 + 1)));
+            if (j) {
+                k += j - 1;
+                continue;
+            }
+        }
         if (q[0] | q[1]) {
-            if (mk_on || (final && dw_mpa_content_len((size_t)q[0] << 8 | q[1]) > n - k))
+            if (mk_on || (final && dw_mpa_content_len((size_t)q[0] << 8 | q[1]) > n - k) ||
+                !dw_ck_first_fpdu(c, i + k, 0, 0, final))
                 continue;
             break;
+        }
+        if (k + 8 <= max && !(dw_get_le64(q + 2) | dw_get_le32(q + 9))) {
+            k += 7; /* q[0..12] zero: indexes k..k+7 at once */
+            continue;
         }
         if (q[2] | (q[3] & 0xfcu) | q[4] | q[5])
             break;
@@ -378,6 +446,7 @@ static void search_scan(dw_mpa_check *c, int final)
             continue;
         }
         uint64_t left = c->searched < c->set.search_limit ? c->set.search_limit - c->searched : 0;
+        dw_cc_crcs_sync(&c->crcs, &c->b);
         size_t m = sure_rejects(c, i, final, left < SIZE_MAX ? (size_t)left : SIZE_MAX);
         if (m) { /* as many rejections one by one: the same state after */
             advance(c, i + m - 1);
@@ -405,6 +474,7 @@ int dw_ck_buf_has_start(dw_mpa_check *c)
 {
     int known = c->pos_known, r = DW_CK_T_REJECT;
     c->pos_known = c->markers == 0;
+    dw_cc_crcs_sync(&c->crcs, &c->b);
     for (size_t i = c->b.start; i < c->b.len && r != DW_CK_T_ACCEPT; i++) {
         cand k;
         if (!c->pos_known || (c->b.base + i - c->start_off) % 4 == 0)

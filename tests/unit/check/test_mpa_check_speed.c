@@ -132,6 +132,7 @@ static uint64_t first_start(const stream *s, uint64_t o)
 static void probe(dw_mpa_check *c, const stream *s, uint64_t s0, unsigned tries)
 {
     size_t live = c->b.len - c->b.start;
+    dw_cc_crcs_sync(&c->crcs, &c->b); /* as a search does before its trials */
     for (unsigned t = 0; t < tries && live; t++) {
         size_t i = c->b.start + rnd((uint32_t)live);
         uint64_t pos = 0;
@@ -227,6 +228,7 @@ static void test_mpa_starts(void)
         dw_cc_slice sl = {0, 1, 0, (uint32_t)st.len, 1, 1, 0};
         size_t n = dw_ck_buf_put(c, st.d, st.len, &sl);
         CHECK_EQ_U(n, DW_CK_BUF_CAP);
+        dw_cc_crcs_sync(&c->crcs, &c->b);
         for (size_t f = 0; f < st.nfpdu && st.fpdu[f] < n; f++) {
             for (unsigned k = 0; k < 72; k++) {
                 size_t need1 = 7, need2 = 7;
