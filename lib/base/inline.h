@@ -13,6 +13,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "base/mem.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -59,6 +62,21 @@ static inline void *dw_inl_take(uint8_t **at, size_t n)
 static inline void dw_inl_drop(void *p, size_t n)
 {
     DW_POISON(p, n);
+}
+
+/* realloc of p (have octets) to n octets; p0 is its inline place: from
+ * there it moves to an allocation of its own, and p0 is poisoned. */
+static inline void *dw_inl_regrow(const dw_mem *m, void *p, const void *p0, size_t have,
+                                  size_t n)
+{
+    if (p != p0)
+        return dw_mem_realloc(m, p, n);
+    void *q = dw_mem_malloc(m, n);
+    if (q) {
+        memcpy(q, p, have);
+        dw_inl_drop(p, have);
+    }
+    return q;
 }
 
 /* The block of n octets is about to be freed. */

@@ -200,19 +200,6 @@ void dw_cc_inline_init(dw_cc_buf *b, dw_cc_crcs *k, uint8_t *at, size_t cap, siz
     b->resets = k->resets = 0;
 }
 
-/* realloc of p (have octets, inline when p is p0) to n octets. */
-static void *regrow(const dw_mem *m, void *p, const void *p0, size_t have, size_t n)
-{
-    if (p != p0)
-        return dw_mem_realloc(m, p, n);
-    void *q = dw_mem_malloc(m, n);
-    if (q) {
-        memcpy(q, p, have);
-        dw_inl_drop(p, have);
-    }
-    return q;
-}
-
 static size_t grown(size_t have, size_t want, size_t cap)
 {
     size_t n = have;
@@ -226,7 +213,7 @@ void dw_cc_buf_grow(dw_cc_buf *b, size_t len)
     if (len <= b->alloc)
         return;
     size_t n = grown(b->alloc, len, b->cap);
-    uint8_t *p = regrow(b->mem, b->buf, b->buf0, b->alloc, n);
+    uint8_t *p = dw_inl_regrow(b->mem, b->buf, b->buf0, b->alloc, n);
     if (!p) { /* no memory: the buffer is as big as it gets */
         b->cap = b->alloc;
         b->nomem = 1;
@@ -242,9 +229,9 @@ static void desc_grow(dw_cc_buf *b)
     if (b->dcount < b->dalloc)
         return;
     size_t n = grown(b->dalloc, b->dcount + 1, b->dcap);
-    dw_cc_slice *p = n > b->dalloc ? regrow(b->mem, b->desc, b->desc0, b->dalloc * sizeof *p,
-                                             n * sizeof *p)
-                                    : NULL;
+    size_t sz = sizeof *b->desc;
+    dw_cc_slice *p =
+        n > b->dalloc ? dw_inl_regrow(b->mem, b->desc, b->desc0, b->dalloc * sz, n * sz) : NULL;
     if (!p) {
         b->nomem |= n > b->dalloc;
         b->dcap = b->dalloc;
@@ -373,8 +360,8 @@ size_t dw_cc_piece_at(const dw_cc_buf *b, size_t i, dw_cc_slice *s)
 static void cp_grow(dw_cc_crcs *k, const dw_cc_buf *b)
 {
     size_t n = cp_count(b->alloc);
-    uint32_t *p = n > k->n ? regrow(k->mem, k->cp, k->cp0, k->n * sizeof *p, n * sizeof *p)
-                           : NULL;
+    size_t sz = sizeof *k->cp;
+    uint32_t *p = n > k->n ? dw_inl_regrow(k->mem, k->cp, k->cp0, k->n * sz, n * sz) : NULL;
     if (!p) /* the same CRCs, computed octet by octet */
         return;
     k->cp = p;

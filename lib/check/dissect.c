@@ -717,7 +717,7 @@ static int dissect_new_latest(dw_dissect **pD, const dw_dissect_settings *s,
     dw_flowtab_settings_default(&fs);
     fs.max_flows = s->max_flows;
     fs.mem = s->mem;
-    if (!fs.max_flows || fs.max_flows > (1u << 24))
+    if (!dw_ft_settings_ok(&fs))
         return DW_ERR_INVAL; /* as dw_flowtab_new */
     /* one block: the dissector and its flow table (base/inline.h) */
     size_t head = dw_inl_round(sizeof(dw_dissect));

@@ -57,6 +57,11 @@ int dw_flowtab_settings_default_versioned(int settings_version, dw_flowtab_setti
     return DW_VERSIONED_OUT(s, cur, settings_version, flowtab_settings_v);
 }
 
+int dw_ft_settings_ok(const dw_flowtab_settings *s)
+{
+    return s->max_flows && s->max_flows <= (1u << 24);
+}
+
 static size_t buckets(const dw_flowtab_settings *s)
 {
     size_t size = 64;
@@ -74,7 +79,7 @@ size_t dw_ft_size(const dw_flowtab_settings *s)
 int dw_ft_init(dw_flowtab *t, const dw_flowtab_settings *s, const dw_flowtab_callbacks *cb,
                void *user_data)
 {
-    if (!s->max_flows || s->max_flows > (1u << 24))
+    if (!dw_ft_settings_ok(s))
         return DW_ERR_INVAL;
     memset(t, 0, sizeof *t);
     t->s = *s;
@@ -119,7 +124,7 @@ static int flowtab_new_latest(dw_flowtab **pt, const dw_flowtab_settings *s,
         dw_flowtab_settings_default(&d);
         s = &d;
     }
-    if (!s->max_flows || s->max_flows > (1u << 24))
+    if (!dw_ft_settings_ok(s))
         return DW_ERR_INVAL;
     dw_flowtab *t = dw_mem_malloc(s->mem, dw_ft_size(s));
     if (!t)

@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+/* Whether dw_flowtab_new takes s's max_flows (1 .. 2^24). */
+int dw_ft_settings_ok(const dw_flowtab_settings *s);
 /* Octets a flow table with settings s takes (itself, its hash table). */
 size_t dw_ft_size(const dw_flowtab_settings *s);
 /* Makes one at t (dw_ft_size(s) octets, aligned as malloc's);

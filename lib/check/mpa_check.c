@@ -578,6 +578,9 @@ static size_t before_start(dw_mpa_check *c, size_t len)
 
 /* FRAME, PEND, SEARCH, LOST_MK: octets go to the search buffer (one
  * test per chunk where a chain of three was). */
+_Static_assert(DW_CK_PEND == DW_CK_FRAME + 1 && DW_CK_SEARCH == DW_CK_FRAME + 2 &&
+                   DW_CK_LOST_MK == DW_CK_FRAME + 3,
+               "buffering(): FRAME to LOST_MK in a row");
 static int buffering(enum dw_ck_state st)
 {
     return (unsigned)st - DW_CK_FRAME <= (unsigned)(DW_CK_LOST_MK - DW_CK_FRAME);

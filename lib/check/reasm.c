@@ -297,19 +297,6 @@ static void analyze(const dw_reasm *r, const ra_seg *s, size_t i0, size_t i1,
     }
 }
 
-/* realloc of the table a (have entries) to n: the inline one moves out. */
-static void *regrow(dw_reasm *r, void *a, size_t have, size_t n)
-{
-    if (!a || a != r->piece0)
-        return dw_mem_realloc(r->set.mem, a, n * sizeof(ra_ent));
-    void *p = dw_mem_malloc(r->set.mem, n * sizeof(ra_ent));
-    if (p) {
-        memcpy(p, a, have * sizeof(ra_ent));
-        dw_inl_drop(a, have * sizeof(ra_ent));
-    }
-    return p;
-}
-
 /* The tables start small (most directions never hold a segment) and
  * double up to their caps: 1 when *a now has room for want entries. */
 static int grow(dw_reasm *r, void **a, size_t *have, size_t want, size_t cap)
@@ -318,7 +305,8 @@ static int grow(dw_reasm *r, void **a, size_t *have, size_t want, size_t cap)
     while (n < want)
         n *= 2;
     n = n < cap ? n : cap;
-    void *p = want <= n ? regrow(r, *a, *have, n) : NULL;
+    size_t sz = sizeof(ra_ent); /* the inline one is the first table of pieces */
+    void *p = want <= n ? dw_inl_regrow(r->set.mem, *a, r->piece0, *have * sz, n * sz) : NULL;
     if (!p) {
         r->nomem |= want <= n;
         return 0;
