@@ -127,10 +127,9 @@ void dw_mpa_iov_pieces_sw(struct iovec *v, const uint8_t *m, uint32_t n);
 int dw_mpa_markers_bad(const uint8_t *m, uint32_t n, uint32_t a, uint32_t b);
 int dw_mpa_markers_bad_sw(const uint8_t *m, uint32_t n, uint32_t a, uint32_t b);
 
-/* AVX-512 only (lib/mpa/mpa_crc_grid_x86.c): ops->tx without out and
- * ops->rx on a grid that a marker opens, for markers on, no header apart
- * and images up to a few periods (the kernels' period walk beyond). */
-uint32_t dw_mpa_grid_tx(const dw_mpa_img *im);
+/* AVX-512 only (lib/mpa/mpa_crc_grid_x86.c): ops->tx and ops->rx on a
+ * grid that a marker opens, for markers on and no header apart. */
+uint32_t dw_mpa_grid_tx(const dw_mpa_img *im, uint8_t *out);
 uint32_t dw_mpa_grid_rx(const dw_mpa_img *im, const uint8_t *wire, uint8_t *dst);
 
 /* The kernels for the CRC32c implementation in use now: the AVX-512 ones,

@@ -2,7 +2,8 @@
 /*
  * One-pass CRC32c of a medium FPDU's image (lib/mpa/mpa_crc.h) on a grid
  * of 64-octet vectors that starts at a marker (MPA 7.1), AVX-512
- * VPCLMULQDQ. With markers every 512 octets a marker then always opens a
+ * VPCLMULQDQ, for the sender (the image also written out, or not) and
+ * the receiver. With markers every 512 octets a marker then always opens a
  * vector (lane 0), and a marker period is eight vectors: one load with
  * the marker's dword set in, seven plain loads (stores at the receiver),
  * with no test per vector. The first vector starts up to 60 octets
@@ -27,7 +28,7 @@ static const uint32_t inv_x32[16] = {
     0xf5e505f9u, 0xc228027fu, 0x6c007c63u, 0x32998d96u,
 };
 
-enum gmode { G_TX, G_RX };
+enum gmode { G_TX, G_TXO, G_RX }; /* G_TXO: the image also stored at out */
 
 /* The image's layout (offsets from the FPDU's first octet). */
 typedef struct grid {
@@ -36,6 +37,7 @@ typedef struct grid {
     int64_t mark;      /* first marker after octet 0 */
     uintptr_t u;       /* TX: the ULPDU, RX: the destination */
     const uint8_t *wire;
+    uint8_t *out;      /* G_TXO: the image */
     const dw_mpa_img *im;
 } grid;
 
@@ -79,6 +81,8 @@ INLINE T_AVX512 __m512i gedge(const grid *g, int64_t r, enum gmode mode)
         v = _mm512_or_si512(v, _mm512_maskz_set1_epi32((__mmask16)(1u << (h / 4)),
                                                        (int)((len >> 8 & 0xffu) | (len & 0xffu) << 8)));
     }
+    if (mode == G_TXO) /* the image's lanes only */
+        _mm512_mask_storeu_epi8(g->out + r, glanes(-r, g->end - r), v);
     return v;
 }
 
@@ -90,7 +94,10 @@ INLINE T_AVX512 __m512i gplain(const grid *g, int64_t r, uintptr_t b, enum gmode
         _mm512_storeu_si512((void *)b, v);
         return v;
     }
-    return _mm512_loadu_si512((const void *)b);
+    __m512i v = _mm512_loadu_si512((const void *)b);
+    if (mode == G_TXO)
+        _mm512_storeu_si512(g->out + r, v);
+    return v;
 }
 
 /* A vector that a marker opens, the rest ULPDU octets from b + 4. */
@@ -102,7 +109,10 @@ INLINE T_AVX512 __m512i gmark(const grid *g, int64_t r, uintptr_t b, enum gmode 
         return v;
     }
     __m512i v = _mm512_maskz_loadu_epi8(~0xfull, (const void *)b);
-    return _mm512_mask_set1_epi32(v, 1, (int)dw_mpa_img_marker(g->im, (uint32_t)r));
+    v = _mm512_mask_set1_epi32(v, 1, (int)dw_mpa_img_marker(g->im, (uint32_t)r));
+    if (mode == G_TXO)
+        _mm512_storeu_si512(g->out + r, v);
+    return v;
 }
 
 #define GACC(v)                                                           \
@@ -133,9 +143,9 @@ INLINE T_AVX512 void gplains(const grid *g, int64_t *pr, uintptr_t *pb, int64_t 
 }
 
 INLINE T_AVX512 uint32_t grid_fold(const dw_mpa_img *im, uintptr_t u,
-                                   const uint8_t *wire, enum gmode mode)
+                                   const uint8_t *wire, uint8_t *out, enum gmode mode)
 {
-    grid g = {(int64_t)im->hdr_off + 2, 0, im->crc_off, im->mark, u, wire, im};
+    grid g = {(int64_t)im->hdr_off + 2, 0, im->crc_off, im->mark, u, wire, out, im};
     int64_t a = g.mark % 64, pad = (int64_t)dw_mpa_pad_len(im->len);
     int64_t endmk = g.end - 4 >= g.mark &&
                     (g.end - 4 - g.mark) % DW_MPA_MARKER_INTERVAL == 0; /* MPA 7.2 */
@@ -180,12 +190,14 @@ INLINE T_AVX512 uint32_t grid_fold(const dw_mpa_img *im, uintptr_t u,
     return ~(uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(p) << 1);
 }
 
-T_AVX512 uint32_t dw_mpa_grid_tx(const dw_mpa_img *im)
+T_AVX512 uint32_t dw_mpa_grid_tx(const dw_mpa_img *im, uint8_t *out)
 {
-    return grid_fold(im, (uintptr_t)im->ulpdu, NULL, G_TX);
+    if (out)
+        return grid_fold(im, (uintptr_t)im->ulpdu, NULL, out, G_TXO);
+    return grid_fold(im, (uintptr_t)im->ulpdu, NULL, NULL, G_TX);
 }
 
 T_AVX512 uint32_t dw_mpa_grid_rx(const dw_mpa_img *im, const uint8_t *wire, uint8_t *dst)
 {
-    return grid_fold(im, (uintptr_t)dst, wire, G_RX);
+    return grid_fold(im, (uintptr_t)dst, wire, NULL, G_RX);
 }
