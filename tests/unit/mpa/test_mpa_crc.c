@@ -131,6 +131,9 @@ static void test_kernel_vs_reference(void)
     sweep(ops, 0, quick ? 300 : 1100, 1);
     sweep(ops, 0xFFFFFE00u, 1600, quick ? 13 : 3); /* positions wrap */
     sweep(ops, 1u << 20, MAXU, quick ? 4099 : 509);
+    for (size_t len = 2000; len <= 8300; len += quick ? 61 : 13) /* the grid's bounds */
+        for (uint32_t ph = 0; ph < 512; ph += 4)
+            one_case(ops, (1u << 21) + ph, len, 1, (int)(len % 2));
     for (uint32_t ph = 0; ph < 512; ph += 4) /* the longest ULPDUs */
         for (size_t len = MAXU - 8; len <= MAXU; len++)
             one_case(ops, ph, len, 1, (int)(ph / 4 % 2));
