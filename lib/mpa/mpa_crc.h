@@ -58,6 +58,17 @@ static inline uint32_t dw_mpa_img_marker(const dw_mpa_img *im, uint32_t m)
     return (ptr >> 8 | (ptr & 0xffu) << 8) << 16;
 }
 
+/* The byte mask of lanes [a, b) of a 64-octet vector, clamped to 0..64
+ * (the kernels' masked loads and stores). */
+static inline uint64_t dw_mpa_lanes(int64_t a, int64_t b)
+{
+    a = a < 0 ? 0 : a;
+    b = b > 64 ? 64 : b;
+    if (b <= a)
+        return 0;
+    return (b == 64 ? ~0ull : (1ull << b) - 1) & (~0ull << a);
+}
+
 typedef struct dw_mpa_crc_ops {
     /* CRC32c (finished) of the sender's image; when out is non-NULL the
      * image (crc_off octets) is also written there. */

@@ -41,16 +41,6 @@ typedef struct grid {
     const dw_mpa_img *im;
 } grid;
 
-/* Lanes [a, b) of a vector, clamped to 0..64. */
-static inline uint64_t glanes(int64_t a, int64_t b)
-{
-    a = a < 0 ? 0 : a;
-    b = b > 64 ? 64 : b;
-    if (b <= a)
-        return 0;
-    return (b == 64 ? ~0ull : (1ull << b) - 1) & (~0ull << a);
-}
-
 /* ULPDU address of lane 0 of the vector at r, the markers at or before r
  * passed (a marker vector's lane 4 is its first ULPDU octet). */
 static inline uintptr_t gbase(const grid *g, int64_t r)
@@ -62,13 +52,13 @@ static inline uintptr_t gbase(const grid *g, int64_t r)
 /* A vector on an edge of the image (the first, the last ones). */
 INLINE T_AVX512 __m512i gedge(const grid *g, int64_t r, enum gmode mode)
 {
-    uint64_t pm = glanes(g->ps - r, g->pe - r);
+    uint64_t pm = dw_mpa_lanes(g->ps - r, g->pe - r);
     int mk = r >= g->mark && r < g->end && (r - g->mark) % DW_MPA_MARKER_INTERVAL == 0;
     pm &= mk ? ~0xfull : ~0ull;
     uintptr_t b = gbase(g, r);
     __m512i v;
     if (mode == G_RX) {
-        v = _mm512_maskz_loadu_epi8(glanes(-r, g->end - r), g->wire + r);
+        v = _mm512_maskz_loadu_epi8(dw_mpa_lanes(-r, g->end - r), g->wire + r);
         _mm512_mask_storeu_epi8((void *)b, pm, v);
         return v;
     }
@@ -82,7 +72,7 @@ INLINE T_AVX512 __m512i gedge(const grid *g, int64_t r, enum gmode mode)
                                                        (int)((len >> 8 & 0xffu) | (len & 0xffu) << 8)));
     }
     if (mode == G_TXO) /* the image's lanes only */
-        _mm512_mask_storeu_epi8(g->out + r, glanes(-r, g->end - r), v);
+        _mm512_mask_storeu_epi8(g->out + r, dw_mpa_lanes(-r, g->end - r), v);
     return v;
 }
 

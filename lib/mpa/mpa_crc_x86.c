@@ -44,16 +44,6 @@ typedef struct vpos {
     uintptr_t u;
 } vpos;
 
-/* Lanes [a, b) of a vector, clamped to 0..64. */
-static inline uint64_t lanes(int64_t a, int64_t b)
-{
-    a = a < 0 ? 0 : a;
-    b = b > 64 ? 64 : b;
-    if (b <= a)
-        return 0;
-    return (b == 64 ? ~0ull : (1ull << b) - 1) & (~0ull << a);
-}
-
 /* Passes the marker in this vector: later ULPDU octets sit 4 further on. */
 INLINE void pass_marker(const vgen *g, vpos *p)
 {
@@ -69,7 +59,7 @@ INLINE T_AVX512 __m512i tx_load(const vgen *g, uintptr_t s, uint64_t m)
 {
     if (s >= g->pay)
         return _mm512_maskz_loadu_epi8(m, (const void *)s);
-    uint64_t hm = lanes(0, (int64_t)(g->pay - s)) & m;
+    uint64_t hm = dw_mpa_lanes(0, (int64_t)(g->pay - s)) & m;
     return _mm512_or_si512(_mm512_maskz_loadu_epi8(m & ~hm, (const void *)s),
                            _mm512_maskz_loadu_epi8(hm, (const void *)(s + g->hdelta)));
 }
@@ -105,8 +95,8 @@ INLINE T_AVX512 void rx_vec(const vgen *g, vpos *p, uint64_t pm, __m512i v)
 INLINE T_AVX512 __m512i edge_vec(const vgen *g, vpos *p, enum mode mode,
                                  const uint8_t *wire, uint8_t *out)
 {
-    uint64_t pm = lanes(g->ps - p->r, g->pe - p->r);
-    uint64_t live = lanes(-p->r, 64); /* lanes inside the FPDU */
+    uint64_t pm = dw_mpa_lanes(g->ps - p->r, g->pe - p->r);
+    uint64_t live = dw_mpa_lanes(-p->r, 64); /* lanes inside the FPDU */
     int64_t h = (int64_t)g->im->hdr_off - p->r;
     __m512i v;
     if (mode == RX) {
@@ -226,8 +216,8 @@ INLINE T_AVX512 uint32_t img_fold(const dw_mpa_img *im, uintptr_t u,
 {
     int64_t r0 = (int64_t)im->crc_off - 64 * (((int64_t)im->crc_off + 63) / 64);
     int64_t mo = ((int64_t)im->mark - r0) % 64; /* same lane for every marker */
-    vgen g = {(int64_t)im->hdr_off + 2, 0, im->crc_off, lanes(0, mo),
-              lanes(mo + 4, 64), (__mmask16)(1u << (mo / 4)),
+    vgen g = {(int64_t)im->hdr_off + 2, 0, im->crc_off, dw_mpa_lanes(0, mo),
+              dw_mpa_lanes(mo + 4, 64), (__mmask16)(1u << (mo / 4)),
               (im->len >> 8 & 0xffu) | (im->len & 0xffu) << 8, im,
               im->hlen ? u + im->hlen : 0, (uintptr_t)im->hdr - u};
     g.pe = g.ps + ulpdu_span(im, g.ps);
