@@ -130,9 +130,15 @@ if [ -n "$TD" ]; then
     tn=$(awk '{s += $1} END {print s + 0}' "$T/ops")
     # Send (3) capsules, Send with Invalidate (4) responses, RDMA Read Request (1)
     # and Response (2) for written data, RDMA Write (0) for read data
-    same="[ $tn = $nf ]"; [ "${lost:-0}" -gt 0 ] && same=true
+    # segments tshark's TCP analysis flags (retransmitted, out of order, after
+    # a gap): its own reassembly may then hand fewer FPDUs to the iWARP
+    # dissector (CI once: 3010 against dump's 3061 under load, no packet lost),
+    # so the count must not exceed dump's; otherwise it must be the same
+    odd=$(tshark -r "$T/nvmeof.pcap" -Y 'tcp.analysis.retransmission || tcp.analysis.out_of_order || tcp.analysis.lost_segment || tcp.analysis.spurious_retransmission' 2> /dev/null | grep -c . || true)
+    same="[ $tn = $nf ]"; [ "${odd:-0}" -gt 0 ] && same="[ $tn -le $nf ]"
+    [ "${lost:-0}" -gt 0 ] && same=true
     check "$same && grep -q ' 0x00$' '$T/ops' && grep -q ' 0x01$' '$T/ops' && grep -q ' 0x02$' '$T/ops' && grep -q ' 0x04$' '$T/ops'" \
-      "tshark decodes $tn RDMAP messages (dump: $nf): $(tr -s ' \n' ' ' < "$T/ops")"
+      "tshark decodes $tn RDMAP messages (dump: $nf; segments tshark flags: ${odd:-0}): $(tr -s ' \n' ' ' < "$T/ops")"
     mal=$(tshark -r "$T/nvmeof.pcap" -o tcp.try_heuristic_first:TRUE -Y '_ws.malformed || _ws.expert.severity >= error' 2> /dev/null | grep -vc 'TCP' || true)
     check "[ $mal = 0 ]" "tshark: no malformed or error frames ($mal)"
   fi
