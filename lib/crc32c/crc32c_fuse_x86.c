@@ -60,10 +60,7 @@ INLINE T_CLMUL uint64_t fz_clmul(uint32_t a, uint32_t b)
     return (uint64_t)_mm_cvtsi128_si64(p) << 1; /* reflected: one bit high */
 }
 
-INLINE T_CLMUL uint32_t fz_mul(uint32_t a, uint32_t b)
-{
-    return (uint32_t)_mm_crc32_u64(0, fz_clmul(a, b));
-}
+
 
 /* One step of the three chains: q qwords each, at s, s + l, s + 2 l. */
 INLINE T_SSE42 void fz_chains(uint64_t *c, const uint8_t *s, size_t l, int q)
@@ -132,9 +129,9 @@ INLINE T_AVX512 __m512i fz_fold(uint32_t c, const uint8_t *v, size_t steps,
 INLINE T_CLMUL void fz_powers(uint32_t *pw, size_t l, size_t t)
 {
     uint32_t a = dw_crc32c_xpow8_x32(l);
-    pw[0] = fz_mul(a, dw_crc32c_xpow8_x32(t));
-    pw[1] = fz_mul(a, pw[0]);
-    pw[2] = fz_mul(a, pw[1]);
+    pw[0] = dw_x86_mulx32(a, dw_crc32c_xpow8_x32(t));
+    pw[1] = dw_x86_mulx32(a, pw[0]);
+    pw[2] = dw_x86_mulx32(a, pw[1]);
 }
 
 /* The CRC of V S0 S1 S2 T from those of its parts. */

@@ -635,12 +635,9 @@ int dw_crc32c_have_mulx32(void)
     return (features() & HAVE_CLMUL) != 0;
 }
 
-/* The reflected product of two reflected operands lands one bit high;
- * shifted back, crc32 of its 8 octets from 0 is product * x^32 mod P. */
-__attribute__((target("pclmul,sse4.2"))) uint32_t dw_crc32c_mulx32(uint32_t a, uint32_t b)
+T_CLMUL uint32_t dw_crc32c_mulx32(uint32_t a, uint32_t b)
 {
-    __m128i p = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a), _mm_cvtsi32_si128((int)b), 0);
-    return (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(p) << 1);
+    return dw_x86_mulx32(a, b);
 }
 
 const dw_crc32c_ops *dw_crc32c_fast_ops(dw_crc32c_impl impl)

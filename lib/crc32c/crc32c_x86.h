@@ -65,6 +65,15 @@ INLINE T_CLMUL uint32_t lane_crc(__m128i r)
     return (uint32_t)_mm_crc32_u64(c, (uint64_t)_mm_extract_epi64(r, 1));
 }
 
+/* a b x^32 mod P for reflected a, b: the carry-less product lands one bit
+ * high; shifted back, crc32 of its 8 octets from 0 (with b from a table
+ * scaled by x^-32, a x^(8 n): a register shifted over n octets). */
+INLINE T_CLMUL uint32_t dw_x86_mulx32(uint32_t a, uint32_t b)
+{
+    __m128i p = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a), _mm_cvtsi32_si128((int)b), 0);
+    return (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(p) << 1);
+}
+
 INLINE T_AVX512 __m512i kz(uint32_t lo, uint32_t hi)
 {
     return _mm512_set4_epi64(hi, lo, hi, lo);

@@ -58,6 +58,16 @@ static inline uint32_t dw_mpa_img_marker(const dw_mpa_img *im, uint32_t m)
     return (ptr >> 8 | (ptr & 0xffu) << 8) << 16;
 }
 
+/* The ULPDU's octets plus the markers among them, from image offset ps
+ * (its first octet, after ULPDU_Length). */
+static inline int64_t dw_mpa_ulpdu_span(const dw_mpa_img *im, int64_t ps)
+{
+    int64_t room = (int64_t)im->mark - ps;
+    if (im->mark >= im->crc_off || im->len <= room)
+        return im->len;
+    return im->len + 4 * (1 + (im->len - room - 1) / 508);
+}
+
 /* The byte mask of lanes [a, b) of a 64-octet vector, clamped to 0..64
  * (the kernels' masked loads and stores). */
 static inline uint64_t dw_mpa_lanes(int64_t a, int64_t b)

@@ -19,7 +19,7 @@
 #include "mpa/mpa_crc.h"
 #include "mpa/mpa_internal.h"
 
-/* x^-8z x^-32 mod P (reflected) for z = 4 i: dw_crc32c_mulx32() by it
+/* x^-8z x^-32 mod P (reflected) for z = 4 i: dw_x86_mulx32() by it
  * takes a register back over z zero octets (scripts/gen_crc32c_shift.py
  * --inverse; the MPA unit tests check it through the kernel). */
 static const uint32_t inv_x32[16] = {
@@ -136,11 +136,8 @@ INLINE T_AVX512 uint32_t grid_fold(const dw_mpa_img *im, uintptr_t u,
                                    const uint8_t *wire, uint8_t *out, enum gmode mode)
 {
     grid g = {(int64_t)im->hdr_off + 2, 0, im->crc_off, im->mark, u, wire, out, im};
-    int64_t a = g.mark % 64, pad = (int64_t)dw_mpa_pad_len(im->len);
-    int64_t endmk = g.end - 4 >= g.mark &&
-                    (g.end - 4 - g.mark) % DW_MPA_MARKER_INTERVAL == 0; /* MPA 7.2 */
-    g.pe = g.end - pad - 4 * endmk;
-    int64_t r = a ? a - 64 : 0, nm = g.mark;
+    g.pe = g.ps + dw_mpa_ulpdu_span(im, g.ps);
+    int64_t a = g.mark % 64, r = a ? a - 64 : 0, nm = g.mark;
     int64_t z = (g.end - r) % 64 ? 64 - (g.end - r) % 64 : 0;
     const __m512i k = kz(K2048);
     __m512i x0 = _mm512_setzero_si512(), x1 = x0, x2 = x0, x3;
@@ -174,10 +171,7 @@ INLINE T_AVX512 uint32_t grid_fold(const dw_mpa_img *im, uintptr_t u,
     x0 = foldz(x0, kz(K1024), x2);
     x1 = foldz(x1, kz(K1024), x3);
     uint32_t reg = lane_crc(zmm_to_xmm(foldz(x0, kz(K512), x1)));
-    /* back over the z zero octets after the image */
-    __m128i p = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)reg),
-                                     _mm_cvtsi32_si128((int)inv_x32[z / 4]), 0);
-    return ~(uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(p) << 1);
+    return ~dw_x86_mulx32(reg, inv_x32[z / 4]); /* back over the z zeros */
 }
 
 T_AVX512 uint32_t dw_mpa_grid_tx(const dw_mpa_img *im, uint8_t *out)

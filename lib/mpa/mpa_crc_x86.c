@@ -139,15 +139,6 @@ INLINE T_AVX512 __m512i inner_vec(const vgen *g, vpos *p, enum mode mode,
     return v;
 }
 
-/* ULPDU octets plus the markers among them, from offset ps. */
-static int64_t ulpdu_span(const dw_mpa_img *im, int64_t ps)
-{
-    int64_t room = (int64_t)im->mark - ps;
-    if (im->mark >= im->crc_off || im->len <= room)
-        return im->len;
-    return im->len + 4 * (1 + (im->len - room - 1) / 508);
-}
-
 /* Four fold accumulators, oldest first; folding zero keeps it zero, so
  * they start at zero and any vector count takes the same path. */
 #define ACC(v)                                                            \
@@ -220,7 +211,7 @@ INLINE T_AVX512 uint32_t img_fold(const dw_mpa_img *im, uintptr_t u,
               dw_mpa_lanes(mo + 4, 64), (__mmask16)(1u << (mo / 4)),
               (im->len >> 8 & 0xffu) | (im->len & 0xffu) << 8, im,
               im->hlen ? u + im->hlen : 0, (uintptr_t)im->hdr - u};
-    g.pe = g.ps + ulpdu_span(im, g.ps);
+    g.pe = g.ps + dw_mpa_ulpdu_span(im, g.ps);
     vpos p = {r0, im->mark < im->crc_off ? (int64_t)im->mark : NO_MARK,
               u + (uintptr_t)(r0 - g.ps)};
     __m512i k = kz(K2048), x0, x1, x2, x3;
@@ -368,14 +359,6 @@ INLINE T_SSE42 uint64_t tx_ld64(const uint8_t *p)
     return v;
 }
 
-/* a x^(8 n) for pw = dw_crc32c_xpow8_x32(n): one carry-less multiply and
- * one crc32 (the x^-32 scaling of pw cancels crc32's x^32). */
-INLINE T_CLMUL uint32_t tx_mul(uint32_t a, uint32_t pw)
-{
-    __m128i p = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a),
-                                     _mm_cvtsi32_si128((int)pw), 0);
-    return (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(p) << 1);
-}
 
 /* Shifts in dw_crc32c_xpow8_x32()'s scaling, from tables filled once:
  * x^(8 4i) for a tail or a chain (i <= TX_XP4_MAX) and x^(8 512 j) for j
@@ -391,7 +374,7 @@ static T_CLMUL void tx_xp_fill(void)
     for (uint32_t j = 0; j < 130; j++) { /* the tables stop below 65792 */
         size_t n = 512 * (size_t)j;
         tx_xp512[j] = n < 65536 ? dw_crc32c_xpow8_x32(n)
-                                : tx_mul(dw_crc32c_xpow8_x32(32768),
+                                : dw_x86_mulx32(dw_crc32c_xpow8_x32(32768),
                                          dw_crc32c_xpow8_x32(n - 32768));
     }
 }
@@ -423,7 +406,7 @@ INLINE T_CLMUL uint32_t tx_run3(uint64_t c, const uint8_t *p, size_t n)
         c1 = _mm_crc32_u64(c1, tx_ld64(p1 + i));
         c2 = _mm_crc32_u64(c2, tx_ld64(p2 + i));
     }
-    return tx_mul((uint32_t)c, tx_xp(2 * l)) ^ tx_mul((uint32_t)c1, tx_xp(l)) ^
+    return dw_x86_mulx32((uint32_t)c, tx_xp(2 * l)) ^ dw_x86_mulx32((uint32_t)c1, tx_xp(l)) ^
            (uint32_t)c2;
 }
 
@@ -478,8 +461,8 @@ static T_CLMUL uint32_t tx_avx2_crc(const dw_mpa_img *im)
         t = _mm_crc32_u32(t, dw_mpa_img_marker(im, mt + 512));
     uint32_t h = tx_head(im, g0);
     if (j)
-        h = tx_mul(h, tx_xp512[j]) ^ b;
-    return ~(tx_mul(h, tx_xp(end - mt)) ^ t);
+        h = dw_x86_mulx32(h, tx_xp512[j]) ^ b;
+    return ~(dw_x86_mulx32(h, tx_xp(end - mt)) ^ t);
 }
 
 static uint32_t tx_avx2(const dw_mpa_img *im, uint8_t *out)
