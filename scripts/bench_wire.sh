@@ -34,13 +34,20 @@
 # leaves out iperf3's runs and its ratios; the exit status is the same.
 # --json: a "meta" line (machine, load, iperf3), then "run" and "summary" lines.
 #
+# TCP's congestion control is the namespaces' default (the host's, which a new
+# namespace inherits; the header names it) unless --cc NAME gives one for every
+# connection of the run (perf -C, iperf3 -C, set before the handshake). It
+# matters: with BBR on this kind of host (a 2-vCPU guest, microsecond RTTs on
+# the veth) a flow's rate follows how its receiver acknowledges, which the
+# framing changes (docs/PERFORMANCE.md).
+#
 # usage: bench_wire.sh DDPWIRE [--json] [--quick] [--seconds S] [--repeats N]
 #                      [--mtu "1500 9000"] [--modes "plain mpa ..."] [--loss "0.1 1"]
-#                      [--alt DDPWIRE2]
+#                      [--alt DDPWIRE2] [--cc NAME]
 set -u
 D=$(readlink -f "$1")
 shift
-JSON=0 SECS=5 REPS=3 MTUS="1500 9000" LOSS="" ALT=""
+JSON=0 SECS=5 REPS=3 MTUS="1500 9000" LOSS="" ALT="" CC=""
 MODES="plain iperf3 mpa mpa-nomarkers mpa-nocrc mpa-rec mpa-packed ift"
 while [ $# -gt 0 ]; do
   case $1 in
@@ -52,6 +59,7 @@ while [ $# -gt 0 ]; do
   --modes) MODES=$2; shift ;;
   --loss) LOSS=$2; shift ;;
   --alt) ALT=$(readlink -f "$2"); shift ;;
+  --cc) CC=$2; shift ;;
   *) echo "bench_wire.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -97,6 +105,9 @@ for x in "$A $VA" "$B $VB"; do
   set -- $x
   ip netns exec "$1" ethtool -K "$2" tso on gso on gro on > /dev/null 2>&1
 done
+CCOPT=() CCWHY="--cc"
+[ -n "$CC" ] && CCOPT=(-C "$CC")
+[ -n "$CC" ] || CC=$(ip netns exec "$A" sysctl -n net.ipv4.tcp_congestion_control 2> /dev/null) CCWHY="the default"
 OFFL=$(ip netns exec "$A" ethtool -k "$VA" | grep -E '^(tcp-segmentation|generic-segmentation|generic-receive)-offload' | tr -s ' \n' ' ')
 EA=(ip netns exec "$A" taskset -c 0)
 EB=(ip netns exec "$B" taskset -c 1)
@@ -129,7 +140,7 @@ one() {
       ip netns exec "$B" ss -Hltn | grep -q ":$port " && break
       sleep 0.05
     done
-    "${EA[@]}" "$IPERF3" -c "$DST" -p "$port" -t "$SECS" -J > "$T/c" 2> "$T/cerr"
+    "${EA[@]}" "$IPERF3" -c "$DST" -p "$port" -t "$SECS" -J "${CCOPT[@]}" > "$T/c" 2> "$T/cerr"
     local rc=$?
     wait "$SP"
     SP=""
@@ -149,19 +160,20 @@ try:
                       'octets': octets, 'seconds': secs, 'gbit_per_second': octets * 8 / secs / 1e9,
                       'cpu_client_seconds': c_cpu, 'cpu_server_seconds': s_cpu,
                       'softirq_seconds': (int(s1) - int(s0)) / int(tck),
-                      'retrans': e['sum_sent'].get('retransmits', 0)}))
+                      'retrans': e['sum_sent'].get('retransmits', 0),
+                      'congestion': e.get('sender_tcp_congestion')}))
 except Exception as x:
     print(json.dumps({'mode': mode, 'mtu': int(mtu), 'loss': float(loss), 'round': int(rnd), 'ok': False, 'why': str(x)}))
 PY
     return
   fi
-  "${EB[@]}" "$bin" perf -s "$DST:$port" --once --json $opts > "$T/s" 2> "$T/serr" &
+  "${EB[@]}" "$bin" perf -s "$DST:$port" --once --json $opts "${CCOPT[@]}" > "$T/s" 2> "$T/serr" &
   SP=$!
   for _ in $(seq 50); do
     ip netns exec "$B" ss -Hltn | grep -q ":$port " && break
     sleep 0.05
   done
-  "${EA[@]}" "$bin" perf -c "$DST:$port" -t "$SECS" -i 0 --json $opts > "$T/c" 2> "$T/cerr"
+  "${EA[@]}" "$bin" perf -c "$DST:$port" -t "$SECS" -i 0 --json $opts "${CCOPT[@]}" > "$T/c" 2> "$T/cerr"
   local rc=$?
   wait "$SP"
   local src=$?
@@ -185,7 +197,8 @@ if ok:
               'cpu_client_seconds': c['cpu_user_seconds'] + c['cpu_sys_seconds'],
               'cpu_server_seconds': s['cpu_user_seconds'] + s['cpu_sys_seconds'],
               'softirq_seconds': (int(s1) - int(s0)) / int(tck),
-              'retrans': c['retrans'], 'emss': c['emss'], 'records': s['records']})
+              'retrans': c['retrans'], 'emss': c['emss'], 'records': s['records'],
+              'congestion': c.get('congestion')})
 print(json.dumps(r))
 PY
 }
@@ -194,9 +207,9 @@ DST=10.199.8.2
 CPUID=$(awk -F': ' '/^vendor_id/{v=$2} /^cpu family/{f=$2} /^model\t/{m=$2} /^model name/{n=$2} END{print v "|" f "|" m "|" n}' /proc/cpuinfo)
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 if [ "$JSON" = 1 ]; then
-  python3 - "$CPUID" "$LOAD0" "$NCPU" "$SECS" "$REPS" "$MTUS" "$MODES" "$OFFL" "$IPERF3" "$IPERF3_WHY" "$(uname -r)" << 'PY'
+  python3 - "$CPUID" "$LOAD0" "$NCPU" "$SECS" "$REPS" "$MTUS" "$MODES" "$OFFL" "$IPERF3" "$IPERF3_WHY" "$(uname -r)" "$CC" "$CCWHY" << 'PY'
 import json, sys, time
-cpuid, load, ncpu, secs, reps, mtus, modes, offl, ip3, why, kern = sys.argv[1:]
+cpuid, load, ncpu, secs, reps, mtus, modes, offl, ip3, why, kern, cc, ccwhy = sys.argv[1:]
 v, fam, model, name = (cpuid.split('|') + ['', '', '', ''])[:4]
 print(json.dumps({'type': 'meta', 'bench': 'wire', 'time': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
                   'cpu_vendor': v, 'cpu_family': int(fam) if fam.isdigit() else None,
@@ -204,10 +217,11 @@ print(json.dumps({'type': 'meta', 'bench': 'wire', 'time': time.strftime('%Y-%m-
                   'cpus_online': int(ncpu), 'kernel': kern, 'load_average': [float(x) for x in load.split()],
                   'seconds': float(secs), 'repeats': int(reps), 'mtus': [int(m) for m in mtus.split()],
                   'modes': modes.split(), 'offloads': offl.strip(),
-                  'iperf3': ip3 or None, 'iperf3_missing': why or None}))
+                  'iperf3': ip3 or None, 'iperf3_missing': why or None,
+                  'congestion': cc or None, 'congestion_given': ccwhy == '--cc'}))
 PY
 else
-  echo "ddpwire bench wire: $(uptime | sed 's/^ *//'); $NCPU CPUs ($(echo "$CPUID" | awk -F'|' '{print $4 ", family " $2 " model " $3}')); ${SECS} s x $REPS per mode; offloads: $OFFL"
+  echo "ddpwire bench wire: $(uptime | sed 's/^ *//'); $NCPU CPUs ($(echo "$CPUID" | awk -F'|' '{print $4 ", family " $2 " model " $3}')); ${SECS} s x $REPS per mode; congestion control: ${CC:-unknown} ($CCWHY); offloads: $OFFL"
   [ -z "$IPERF3_WHY" ] || echo "ddpwire bench wire: no iperf3 column: $IPERF3_WHY"
 fi
 for mtu in $MTUS; do

@@ -138,10 +138,21 @@ typedef struct dw_sock_settings {
      *  dw_conn inside it included (NULL: the C library's); see
      *  <ddpwire/mem.h>. Must outlive the connection. */
     const dw_mem *mem;
+    /* ---- version 2 ---- */
+    /**
+     * TCP's congestion control for the connection, by the kernel's name
+     * ("cubic", "bbr", "reno"; NULL: the system's default), as iperf3 -C.
+     * Connect sets it before the handshake, so nothing of another one
+     * stays behind (BBR leaves its pacing on in a socket it ran); accept
+     * sets it on the accepted socket. A name the kernel does not have:
+     * DW_ERR_INVAL; one it does not allow this process: DW_ERR_IO (EPERM).
+     */
+    const char *congestion;
 } dw_sock_settings;
 
-/** The layout of dw_sock_settings this header describes (see <ddpwire/common.h>). */
-#define DW_SOCK_SETTINGS_VERSION 1
+/** The layout of dw_sock_settings this header describes (see <ddpwire/common.h>):
+ *  1 ends at mem, 2 adds congestion. */
+#define DW_SOCK_SETTINGS_VERSION 2
 
 /** rx_keep: keep no reassembly buffer between records. */
 #define DW_SOCK_RX_KEEP_NONE ((size_t)-1)

@@ -22,7 +22,7 @@
 
 /* cb embeds dw_fr_rx_callbacks: when it grows, a version 2 here and a
  * converter of version 1 (whose cb has the old layout). */
-DW_VERSIONS_1(sock_settings_v, dw_sock_settings, mem);
+DW_VERSIONS_2(sock_settings_v, dw_sock_settings, mem, congestion);
 
 static void sock_settings_fill(dw_sock_settings *o)
 {
@@ -319,8 +319,26 @@ static struct addrinfo *resolve(const char *host, const char *port, int flags,
     return res;
 }
 
-/* The type of service and the local address o->local_addr (any port) of a
- * new socket to a. */
+/* The congestion control o->congestion, if given (errno on failure). */
+static int set_congestion(int fd, const dw_sock_settings *o)
+{
+    const char *cc = o->congestion;
+    return cc ? setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, (socklen_t)strlen(cc)) : 0;
+}
+
+/* The failure to set it: an unknown name is a bad setting. */
+static int say_congestion(char *err, size_t errlen, const dw_sock_settings *o)
+{
+    int e = errno;
+    char what[96];
+    snprintf(what, sizeof what, "congestion control %.40s: %s", o->congestion, strerror(e));
+    say(err, errlen, 0, "%s", what);
+    errno = e;
+    return e == ENOENT ? DW_ERR_INVAL : DW_ERR_IO;
+}
+
+/* The type of service, the congestion control and the local address
+ * o->local_addr (any port) of a new socket to a. */
 static int prepare(int fd, const struct addrinfo *to, const dw_sock_settings *o)
 {
     if (o->tos >= 0) {
@@ -330,6 +348,8 @@ static int prepare(int fd, const struct addrinfo *to, const dw_sock_settings *o)
                 : setsockopt(fd, IPPROTO_IP, IP_TOS, &v, sizeof v))
             return -1;
     }
+    if (set_congestion(fd, o))
+        return -1;
     if (!o->local_addr)
         return 0;
     int flags = AI_PASSIVE | (o->nonblocking ? AI_NUMERICHOST : 0);
@@ -375,6 +395,8 @@ static int connect_once(dw_sock **ps, const char *host, const char *port,
     for (a = res; a && fd < 0; a = a->ai_next)
         fd = open_to(a, o, &connecting);
     freeaddrinfo(res);
+    if (fd < 0 && o->congestion && (errno == ENOENT || errno == EPERM))
+        return say_congestion(err, errlen, o); /* connect gives neither */
     if (fd < 0)
         return say(err, errlen, DW_ERR_IO, "connect: %s", strerror(errno));
     return setup(ps, fd, o, 1, connecting, err, errlen, why);
@@ -447,6 +469,11 @@ int dw_sock_accept_versioned(dw_sock **ps, int lfd, int settings_version,
         return say(err, errlen, DW_ERR_AGAIN, "%s", "accept: no connection waiting");
     if (fd < 0)
         return say(err, errlen, DW_ERR_IO, "accept: %s", strerror(errno));
+    if (set_congestion(fd, o)) {
+        int rc = say_congestion(err, errlen, o);
+        close(fd);
+        return rc;
+    }
     dw_mpa_nego_reason why;
     return setup(ps, fd, o, 0, 0, err, errlen, &why);
 }

@@ -6,7 +6,8 @@
 # TCP and, when iperf3 is there, to iperf3); then again with DDPWIRE_IPERF3
 # naming no program: a note on stderr, no iperf3 runs or ratios, the same
 # exit status; --alt: modes ending in @alt run with a second binary (here the
-# same one behind a script that notes each start) beside the others, and refused (2) without --alt. Checks the
+# same one behind a script that notes each start) beside the others, and refused (2) without --alt;
+# --cc reno: every run and the meta record say reno (the default otherwise). Checks the
 # shape only, never the speed. Skipped (77, with the
 # reason) without root or network namespaces.
 #   bench_wire_test.sh DDPWIRE
@@ -32,7 +33,8 @@ rc_b=$?
 rc_c=$?
 printf '#!/bin/sh\necho "$1 $2" >> "%s/alt.ran"\nexec "%s" "$@"\n' "$T" "$(readlink -f "$DW")" > "$T/alt.sh"
 chmod +x "$T/alt.sh" # the second binary: the same one, saying when it runs
-"$DW" bench wire --quick --mtu 1500 --modes "mpa mpa@alt" --alt "$T/alt.sh" --json > "$T/d.json" 2> "$T/d.err"
+"$DW" bench wire --quick --mtu 1500 --modes "mpa mpa@alt" --alt "$T/alt.sh" --cc reno --json \
+  > "$T/d.json" 2> "$T/d.err"
 rc_d=$?
 "$DW" bench wire --quick --mtu 1500 --modes "mpa mpa@alt" > "$T/e.txt" 2> "$T/e.err"
 rc_e=$?
@@ -63,6 +65,8 @@ def runs_and_summaries(name, lines, modes, with_ip3):
         check(k in m, f"{name}: meta lacks {k}")
     check(isinstance(m.get("cpu_family"), int) and len(m.get("load_average", [])) == 3, f"{name}: meta {m}")
     check(m.get("modes") == modes, f"{name}: modes {m.get('modes')} != {modes}")
+    check(isinstance(m.get("congestion"), str) and m.get("congestion_given") is False,
+          f"{name}: congestion control {m.get('congestion')} / {m.get('congestion_given')}")
     check((m.get("iperf3") is not None) == with_ip3 and (m.get("iperf3_missing") is None) == with_ip3,
           f"{name}: iperf3 {m.get('iperf3')} / {m.get('iperf3_missing')}")
     runs = [l for l in lines if l.get("type") == "run"]
@@ -74,6 +78,7 @@ def runs_and_summaries(name, lines, modes, with_ip3):
         if not r.get("ok"):
             continue
         check(r["octets"] > 0 and r["seconds"] > 0.5, f"{name}: nothing moved {r}")
+        check(r.get("congestion") == m.get("congestion"), f"{name}: ran with {r.get('congestion')}, not the default")
         check(abs(r["gbit_per_second"] - r["octets"] * 8 / r["seconds"] / 1e9) < 1e-6 * r["gbit_per_second"] + 1e-9,
               f"{name}: Gbit/s disagrees with octets/seconds {r}")
         cpu = r["cpu_client_seconds"] + r["cpu_server_seconds"] + r["softirq_seconds"]
@@ -128,6 +133,8 @@ check([r["mode"] for r in runs] == ["mpa", "mpa@alt"], f"--alt: runs {runs}")
 for r in runs:
     check(r.get("ok") is True and r.get("octets", 0) > 0 and r.get("records", 0) > 0 and r.get("emss") == 1448,
           f"--alt: run {r}")
+    check(r.get("congestion") == "reno", f"--cc reno: the run had {r.get('congestion')}")
+check(d and d[0].get("congestion") == "reno" and d[0].get("congestion_given") is True, f"--cc: meta {d[:1]}")
 sums = [l for l in d if l.get("type") == "summary"]
 check([(x["mode"], x["runs"], x["failed"]) for x in sums] == [("mpa", 1, 0), ("mpa@alt", 1, 0)],
       f"--alt: summaries {sums}")

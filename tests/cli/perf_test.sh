@@ -6,7 +6,8 @@
 # non-zero, no error is counted, every field of the JSON is there; the
 # client's intervals add up to no more than its total. A client without
 # markers against a server expecting them: the server reports the error and
-# fails. Speeds are printed, never judged.
+# fails. -C: both ends run the congestion control named, an unknown name
+# is exit 1 naming it. Speeds are printed, never judged.
 set -u
 D=$1
 T=$(mktemp -d)
@@ -54,7 +55,7 @@ for m in "mpa:" "packed:--record-size 1000 --pack" "ift:--framing ift" "plain:--
   fi
   check "[ '$(field "$T/$name.s" server crc_errors)$(field "$T/$name.s" server marker_errors)$(field "$T/$name.s" server other_errors)' = 000 ]" \
     "$name: errors counted: $(cat "$T/$name.s")"
-  for k in seconds gbit_per_second retrans retrans_octets emss rtt_microseconds cpu_user_seconds cpu_sys_seconds host_softirq_seconds mode; do
+  for k in seconds gbit_per_second retrans retrans_octets emss rtt_microseconds congestion cpu_user_seconds cpu_sys_seconds host_softirq_seconds mode; do
     check "[ -n \"\$(field '$T/$name.c' total $k)\" ]" "$name: the total has no $k"
   done
   iv=$(python3 -c '
@@ -64,6 +65,18 @@ print(sum(json.loads(l)["octets"] for l in open(sys.argv[1]) if json.loads(l)["t
     "$name: intervals $iv octets against a total of $co"
   echo "$name: $(field "$T/$name.c" total gbit_per_second) Gbit/s (loopback, not judged)"
 done
+
+# -C: the congestion control both ends' sockets take (reno is always built in)
+for m in "mpa:" "plain:--plain"; do
+  name=cc-${m%%:*} opts=${m#*:}
+  run "$name" "$opts -C reno" "$opts -C reno"
+  check "[ $cst = 0 ] && [ $sst = 0 ] && [ '$(field "$T/$name.c" total congestion)' = reno ]" \
+    "$name: exits $cst/$sst, congestion $(field "$T/$name.c" total congestion): $(cat "$T/$name.cerr")"
+  $D perf -c 127.0.0.1:1 -t 1 $opts -C no-such-cc > /dev/null 2> "$T/$name.err"
+  check "[ $? = 1 ] && grep -q 'congestion control no-such-cc' '$T/$name.err'" "$name: an unknown -C: $(cat "$T/$name.err")"
+done
+$D perf -s "127.0.0.1:$((port + 1))" --once -C no-such-cc > /dev/null 2> "$T/cc-s.err"
+check "[ $? = 1 ] && grep -q 'congestion control no-such-cc' '$T/cc-s.err'" "server, an unknown -C: $(cat "$T/cc-s.err")"
 
 # markers expected, none sent: the server must see it
 run mismatch "" "--no-markers"

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@ static void help(void)
            "       ddpwire perf -c HOST:PORT [-t SECONDS] [-i SECONDS] [OPTIONS]\n"
            "OPTIONS: [--plain] [--json] [--framing mpa|ift] [--startup immediate|negotiate]\n"
            "         [--no-markers] [--no-crc] [--pack] [--record-size N] [--timeout MS]\n"
+           "         [-C|--congestion NAME]\n"
            "Measures throughput between two hosts, as iperf3 does. The server (-s)\n"
            "accepts one test after another (--once: one) and reports each: octets,\n"
            "records (FPDUs) received, MPA/IFT errors by kind (CRC, marker, other),\n"
@@ -40,7 +42,10 @@ static void help(void)
            "N octets instead, 64 per dw_sock_sendv (aligned: each FPDU its own\n"
            "message; --pack: FPDUs grouped up to EMSS). --plain: plain TCP, the\n"
            "same writes of 256 KiB without any framing (the baseline); both ends must\n"
-           "be given the same framing options. --json: one JSON object per line.\n"
+           "be given the same framing options. -C NAME: TCP's congestion control on\n"
+           "this end's socket (TCP_CONGESTION; the sender's is the one that counts),\n"
+           "as iperf3 -C; the client's total names the one its socket ran with.\n"
+           "--json: one JSON object per line.\n"
            "Exit status: 0, 1 on a failure (connection, protocol error), 2 on a usage\n"
            "error, 5 when it could not complete (out of memory or descriptors, a\n"
            "report that could not be written: the server stops then, --once or not).\n");
@@ -51,6 +56,7 @@ typedef struct perf {
     const char *where;
     uint32_t secs, ival;
     uint64_t rec_size; /* 0: the exact fill (dw_sock_send_stream) */
+    const char *cc;    /* TCP_CONGESTION, NULL: the host's default */
     dw_sock_settings o;
     /* server counters */
     uint64_t rx_octets, rx_recs;
@@ -93,6 +99,27 @@ static const char *mode_name(const perf *p)
              p->o.markers || p->o.framing == DW_FRAMING_IFT ? "" : "-nomarkers",
              p->o.crc ? "" : "-nocrc", p->o.seg_mode == DW_MPA_SEG_PACKED ? "-packed" : "", rs);
     return m;
+}
+
+/* The socket's congestion control, when one was asked for; 1 and a line
+ * on stderr when the kernel refuses it (not built, not allowed). A
+ * connecting socket takes it before the handshake: BBR, once run, leaves
+ * its pacing on in the socket whatever follows it. */
+static int set_cc(const perf *p, int fd)
+{
+    if (!p->cc || !setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, p->cc, (socklen_t)strlen(p->cc)))
+        return 0;
+    fprintf(stderr, "ddpwire perf: congestion control %s: %s\n", p->cc, strerror(errno));
+    return 1;
+}
+
+/* The congestion control the socket runs with ("?" if unknown). */
+static void cc_of(int fd, char *name, size_t n)
+{
+    socklen_t l = (socklen_t)(n - 1);
+    memset(name, 0, n);
+    if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &l) || !name[0])
+        snprintf(name, n, "?");
 }
 
 /* ---- server ------------------------------------------------------------- */
@@ -187,6 +214,10 @@ static int run_server(perf *p, const char *host, const char *port)
         fprintf(stderr, "ddpwire perf: %s\n", err);
         return 1;
     }
+    if (set_cc(p, lfd)) { /* accepted sockets inherit it */
+        close(lfd);
+        return 1;
+    }
     p->o.cb = (dw_fr_rx_callbacks){on_pdu, on_error, NULL};
     p->o.user_data = p;
     p->o.rbuf_size = BATCH;
@@ -256,14 +287,17 @@ static int run_server(perf *p, const char *host, const char *port)
 
 /* ---- client ------------------------------------------------------------- */
 
-static int connect_plain(const char *host, const char *port)
+static int connect_plain(const perf *p, const char *host, const char *port)
 {
     struct addrinfo hints = {0}, *res;
     hints.ai_socktype = SOCK_STREAM;
     if (getaddrinfo(host, port, &hints, &res))
         return -1;
     int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen)) {
+    if (fd >= 0 && set_cc(p, fd)) { /* before the handshake, as dw_sock does */
+        close(fd);
+        fd = -2;
+    } else if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen)) {
         close(fd);
         fd = -1;
     }
@@ -278,8 +312,9 @@ typedef struct tally {
 } tally;
 
 static void client_line(const perf *p, const char *type, tally a, tally b, cpu c,
-                        const cli_tcp_stats *st, uint32_t emss)
+                        const cli_tcp_stats *st, uint32_t emss, int fd)
 {
+    char cc[32];
     double secs = b.t - a.t, gbps = secs > 0 ? (double)(b.octets - a.octets) * 8 / secs / 1e9 : 0;
     int total = !strcmp(type, "total");
     cli_rec r;
@@ -294,6 +329,8 @@ static void client_line(const perf *p, const char *type, tally a, tally b, cpu c
         cli_rec_u64(&r, "retrans_octets", st->bytes_retrans);
         cli_rec_u64(&r, "emss", emss);
         cli_rec_u64(&r, "rtt_microseconds", st->rtt_us);
+        cc_of(fd, cc, sizeof cc);
+        cli_rec_str(&r, "congestion", cc);
         cpu_members(&r, c);
     }
     cli_rec_f(&r, "from", NULL, a.t);
@@ -303,7 +340,7 @@ static void client_line(const perf *p, const char *type, tally a, tally b, cpu c
     cli_rec_emit(stdout, p->json, &r,
                  total ? "%{type:-8s} %{from:7.2f}-%{to:-7.2f} s %{octets:12u} octets "
                          "%{gbit_per_second:9.3f} Gbit/s %{records:9u} records %{retrans:6u} "
-                         "retrans\n         %{mode}, EMSS %{emss}; " CPU_TEXT "\n"
+                         "retrans\n         %{mode}, EMSS %{emss}, %{congestion}; " CPU_TEXT "\n"
                        : "%{type:-8s} %{from:7.2f}-%{to:-7.2f} s %{octets:12u} octets "
                          "%{gbit_per_second:9.3f} Gbit/s %{records:9u} records %{retrans:6u} "
                          "retrans\n");
@@ -320,7 +357,9 @@ static int run_client(perf *p, const char *host, const char *port)
     int fd;
     uint32_t emss = 0;
     if (p->plain) {
-        fd = connect_plain(host, port);
+        fd = connect_plain(p, host, port);
+        if (fd == -2)
+            return 1;
         if (fd < 0) {
             fprintf(stderr, "ddpwire perf: connect %s:%s: %s\n", host, port, strerror(errno));
             return 1;
@@ -329,6 +368,7 @@ static int run_client(perf *p, const char *host, const char *port)
         p->o.tx_scratch = BATCH + 2048; /* a whole write of exact-fill FPDUs */
         p->o.cb = (dw_fr_rx_callbacks){on_pdu, on_error, NULL}; /* the server sends none */
         p->o.user_data = p;
+        p->o.congestion = p->cc;
         int rc = dw_sock_connect(&s, host, port, &p->o, err, sizeof err);
         if (rc) {
             if (cli_sock_resource(rc, errno))
@@ -371,7 +411,7 @@ static int run_client(perf *p, const char *host, const char *port)
         if (p->ival && cur.t - last.t >= p->ival && cli_now() < end) {
             cli_tcp_stats_get(fd, &st);
             cur.retrans = st.total_retrans;
-            client_line(p, "interval", last, cur, (cpu){0, 0, 0}, &st, emss);
+            client_line(p, "interval", last, cur, (cpu){0, 0, 0}, &st, emss, fd);
             last = cur;
         }
     }
@@ -401,7 +441,8 @@ static int run_client(perf *p, const char *host, const char *port)
         fprintf(stderr, "ddpwire perf: %s (%s)\n", dw_err_name(rc), strerror(errno));
     else
         client_line(p, "total", start, cur,
-                    (cpu){c1.user - c0.user, c1.sys - c0.sys, c1.softirq - c0.softirq}, &st, emss);
+                    (cpu){c1.user - c0.user, c1.sys - c0.sys, c1.softirq - c0.softirq}, &st, emss,
+                    fd);
     if (p->plain)
         close(fd);
     else
@@ -426,6 +467,8 @@ int cmd_perf(int argc, char **argv)
         CLI_FLAG("--plain", &p.plain),
         CLI_U64("--record-size", &p.rec_size, 1, 65535),
         CLI_FLAG("--json", &p.json),
+        CLI_STR("-C", &p.cc, "NAME"),
+        CLI_STR("--congestion", &p.cc, "NAME"),
         CLI_ARG(&p.where),
     };
     int r = cli_parse(argc, argv, "ddpwire perf", help, t, CLI_N(t), cli_sock_option, &p.o);

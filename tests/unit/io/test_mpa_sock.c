@@ -3,7 +3,9 @@
  * MPA over real loopback TCP (IPv4 and IPv6): both start-up modes, both
  * segmentation modes, records verified end to end; a rejected negotiation;
  * mismatched start-up modes and a plain TCP peer refused fast (enablement
- * errors); a connection that ends inside an FPDU reported as MPA code 1.
+ * errors); a connection that ends inside an FPDU reported as MPA code 1;
+ * the congestion control setting (version 2) at both ends, a name the
+ * kernel lacks refused, a version 1 caller never read past its struct.
  * (Non-blocking use: test_sock_nb.c.)
  */
 #include <ddpwire/mpa_sock.h>
@@ -12,6 +14,7 @@
 #include <netinet/tcp.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -38,6 +41,7 @@ typedef struct side {
     int pieces;         /* server: records through dw_sock_set_iov_fn */
     int iov_rc;         /* its result */
     size_t multi;       /* records that came in more than one piece */
+    char cc[16];        /* server: TCP_CONGESTION of the accepted socket */
     uint8_t rec[65536]; /* a record's pieces gathered */
 } side;
 
@@ -93,6 +97,8 @@ static void *server(void *p)
         s->iov_rc = dw_sock_set_iov_fn(c, on_pieces);
     socklen_t l = sizeof s->nodelay;
     getsockopt(dw_sock_fd(c), IPPROTO_TCP, TCP_NODELAY, &s->nodelay, &l);
+    l = sizeof s->cc - 1;
+    getsockopt(dw_sock_fd(c), IPPROTO_TCP, TCP_CONGESTION, s->cc, &l);
     while ((s->last = dw_sock_recv(c)) > 0)
         ;
     dw_sock_close(c);
@@ -403,6 +409,61 @@ static void test_send_stream(void)
     g_framing[0] = g_framing[1] = DW_FRAMING_MPA;
 }
 
+/* A connection with the client's settings as version `version`; the
+ * client's congestion control read back into cc. */
+static int cc_connect(int version, const char *cli_cc, const char *srv_cc, side *srv, char *cc,
+                      char *err)
+{
+    static side cli;
+    char port[16];
+    memset(srv, 0, sizeof *srv);
+    opts(&srv->o, srv, 0, 1, 0);
+    opts(&cli.o, &cli, 0, 1, 0);
+    srv->o.congestion = srv_cc;
+    cli.o.congestion = cli_cc;
+    srv->lfd = listen_any_on("127.0.0.1", port);
+    CHECK(srv->lfd >= 0);
+    pthread_t t;
+    pthread_create(&t, NULL, server, srv);
+    dw_sock *c;
+    int rc = dw_sock_connect_versioned(&c, "127.0.0.1", port, version, &cli.o, err, 200);
+    if (!rc) {
+        socklen_t l = 15;
+        memset(cc, 0, 16);
+        getsockopt(dw_sock_fd(c), IPPROTO_TCP, TCP_CONGESTION, cc, &l);
+        dw_sock_shutdown(c);
+        while (dw_sock_recv(c) > 0)
+            ;
+        dw_sock_close(c);
+    } else { /* the server waits for a connection: give it one to refuse */
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port))};
+        inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0);
+        close(fd);
+    }
+    pthread_join(t, NULL);
+    close(srv->lfd);
+    return rc;
+}
+
+static void test_congestion(void)
+{
+    side srv;
+    char cc[16], err[200] = "";
+    /* reno is always built in (net/ipv4/tcp_cong.c) */
+    CHECK(cc_connect(DW_SOCK_SETTINGS_VERSION, "reno", "reno", &srv, cc, err) == 0);
+    CHECK(!strcmp(cc, "reno"));
+    CHECK(srv.rc == 0);
+    CHECK(!strcmp(srv.cc, "reno"));
+    int rc = cc_connect(DW_SOCK_SETTINGS_VERSION, "no-such-cc", NULL, &srv, cc, err);
+    CHECK(rc == DW_ERR_INVAL);
+    CHECK(strstr(err, "congestion control no-such-cc") != NULL);
+    /* a version 1 struct ends at mem: what lies past it is never read */
+    CHECK(cc_connect(1, "no-such-cc", NULL, &srv, cc, err) == 0);
+    CHECK(strcmp(cc, "no-such-cc") != 0 && cc[0]);
+}
+
 int main(void)
 {
     for (size_t i = 0; i < sizeof pool; i++)
@@ -415,5 +476,6 @@ int main(void)
     RUN(test_plain_tcp_peer);
     RUN(test_truncated);
     RUN(test_send_stream);
+    RUN(test_congestion);
     return dw_test_finish();
 }
