@@ -20,8 +20,9 @@
 #include "conn/conn_int.h"
 #include "io/sock_int.h"
 
-/* cb embeds dw_fr_rx_callbacks: when it grows, a version 2 here and a
- * converter of version 1 (whose cb has the old layout). */
+/* Version 2 appended congestion. cb embeds dw_fr_rx_callbacks: when that
+ * grows, a version 3 here and a converter of versions 1 and 2 (whose cb
+ * has the old layout). */
 DW_VERSIONS_2(sock_settings_v, dw_sock_settings, mem, congestion);
 
 static void sock_settings_fill(dw_sock_settings *o)

@@ -100,7 +100,7 @@ static int sock_on_pdu(dw_fr_rx *rx, const uint8_t *hdr, size_t hlen, const uint
 static void test_objects_refuse_unknown_versions(void)
 {
     for (int k = 0; k < 2; k++) {
-        int n = k ? 2 : 0; /* 2: a version newer than this library's 1 */
+        int n = k ? 2 : 0; /* 2: newer than this library's 1 (the socket: its own) */
         void *o;
         dw_sock_settings sk;
         dw_sock_settings_default(&sk);
@@ -141,8 +141,9 @@ static void test_objects_refuse_unknown_versions(void)
         REFUSED(dw_conn_new_versioned((dw_conn **)&o, 1, NULL, n, NULL, NULL), o);
         REFUSED(dw_nvmeof_host_new_versioned((dw_nvmeof_host **)&o, n, NULL, 1, NULL, NULL), o);
         REFUSED(dw_nvmeof_host_new_versioned((dw_nvmeof_host **)&o, 1, NULL, n, NULL, NULL), o);
-        REFUSED(dw_sock_connect_versioned((dw_sock **)&o, "127.0.0.1", "1", n, &sk, NULL, 0), o);
-        REFUSED(dw_sock_accept_versioned((dw_sock **)&o, -1, n, &sk, NULL, 0), o);
+        int ns_ = k ? DW_SOCK_SETTINGS_VERSION + 1 : 0; /* the socket's is at 2 */
+        REFUSED(dw_sock_connect_versioned((dw_sock **)&o, "127.0.0.1", "1", ns_, &sk, NULL, 0), o);
+        REFUSED(dw_sock_accept_versioned((dw_sock **)&o, -1, ns_, &sk, NULL, 0), o);
         dw_mpa_nego_settings ns;
         dw_mpa_nego_settings_default(&ns);
         uint8_t out[64];
@@ -154,19 +155,22 @@ static void test_objects_refuse_unknown_versions(void)
     }
 }
 
-/* Every settings struct: unknown versions refused and left untouched. */
-#define DEFAULT_REFUSED(T, fn)                                           \
+/* Every settings struct: unknown versions (0 and the one after its
+ * newest, next) refused and left untouched. */
+#define DEFAULT_REFUSED_NEXT(T, fn, next)                                     \
     do {                                                                      \
         T s_;                                                                 \
         memset(&s_, 0x5A, sizeof s_);                                         \
         CHECK(fn(0, &s_) == DW_ERR_INVAL);                     \
-        CHECK(fn(2, &s_) == DW_ERR_INVAL);                     \
+        CHECK(fn(next, &s_) == DW_ERR_INVAL);                  \
         unsigned char z_[sizeof s_];                                          \
         memset(z_, 0x5A, sizeof z_);                                          \
         CHECK(memcmp(&s_, z_, sizeof s_) == 0);                               \
         CHECK(fn(1, &s_) == 0);                                \
         CHECK(memcmp(&s_, z_, sizeof s_) != 0);                               \
     } while (0)
+
+#define DEFAULT_REFUSED(T, fn) DEFAULT_REFUSED_NEXT(T, fn, 2)
 
 static int fr_tx_default_ift(int v, dw_fr_tx_settings *s)
 {
@@ -201,7 +205,11 @@ static void test_defaults_refuse_unknown_versions(void)
     DEFAULT_REFUSED(dw_conn_settings, dw_conn_settings_default_versioned);
     DEFAULT_REFUSED(dw_rdma_check_settings, dw_rdma_check_settings_default_versioned);
     DEFAULT_REFUSED(dw_nvmeof_host_settings, dw_nvmeof_host_settings_default_versioned);
-    DEFAULT_REFUSED(dw_sock_settings, dw_sock_settings_default_versioned);
+    DEFAULT_REFUSED_NEXT(dw_sock_settings, dw_sock_settings_default_versioned,
+                         DW_SOCK_SETTINGS_VERSION + 1);
+    dw_sock_settings s2; /* version 2 writes its defaults as far as congestion */
+    memset(&s2, 0x5A, sizeof s2);
+    CHECK(dw_sock_settings_default_versioned(2, &s2) == 0 && s2.congestion == NULL);
 }
 
 /* The familiar names still work as before: the macros pass the header's version. */
