@@ -38,6 +38,7 @@ struct dw_sock {
     uint32_t path_mss, hdr;
     unsigned view_left;
     uint8_t *flat;          /* dw_sock_send_stream with markers: FPDUs framed flat */
+    int paced;              /* send_stream: BBR runs the socket (read with the view) */
     struct iovec *iov;      /* o.iov_max, allocated at the first send */
     struct mmsghdr *msgs;   /* blocking aligned mode, allocated when needed */
     size_t *msg_bytes;

@@ -8,6 +8,7 @@
 #include <ddpwire/mpa_sock.h>
 
 #include <errno.h>
+#include <string.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -21,19 +22,43 @@
 
 #define STREAM_BATCH (256u << 10) /* octets per write at most */
 #define FLAT_CAP (STREAM_BATCH + (64u << 10)) /* the flat buffer: a batch and one FPDU */
-/* With markers and a small EMSS, writes of 64 KiB framed into the flat
- * buffer: its octets stay in cache between our copy and the kernel's. Zen 5,
- * veth at MTU 1500: 23.4 against 11.4 Gbit/s (1.76x against 0.86x of
- * iperf3), the sender's CPU per GB 0.32 against 0.70 s; at MTU 9000 (EMSS
- * 8948, seven FPDUs a write) it lost (8.5 against 9.0-9.3), so large
- * FPDUs keep STREAM_BATCH. docs/PERFORMANCE.md. */
+/*
+ * Writes follow the congestion control. A flow BBR paces (TCP's own
+ * hrtimer) runs far faster on small writes: the socket is released between
+ * them, so ACKs are taken as they come rather than from the backlog after
+ * a long copy. Without pacing (CUBIC) large writes win the same way round.
+ * Zen 5 guest, veth, 3 alternated rounds of 3 s each (docs/PERFORMANCE.md):
+ *   markers, MTU 1500: BBR 64 KiB 17-27 Gbit/s, 256 KiB 9.5-11;
+ *                      CUBIC 256 KiB 37.4-37.8, 64 KiB 22.8-23.3
+ *   markers, MTU 9000: BBR 48 KiB 13-17, 256 KiB 8.4-12.6;
+ *                      CUBIC 256 KiB 24-26, 48 KiB 15-18
+ *   no markers (iovecs), 9000: BBR 128 KiB 19-26, 256 KiB 9-13;
+ *                      CUBIC 256 KiB 30-32, 128 KiB 25-26
+ * With markers the FPDUs are framed into the flat buffer, whose octets
+ * stay in cache between our copy and the kernel's at the small sizes.
+ */
 #define FLAT_SMALL_EMSS 4096u
-#define FLAT_SMALL_BATCH (64u << 10)
-/* Framing into iovecs (MPA without markers, and IFT alike, not measured
- * apart), writes of 128 KiB: MPA, veth, 5 alternated rounds: 18.0 against
- * 11.3 Gbit/s at MTU 9000 (1.46x against 0.92x of iperf3), 18.0 against
- * 15.9 at 1500 (64 KiB lost there: 16.3 against 17.4). */
-#define IOV_BATCH (128u << 10)
+#define PACED_FLAT_SMALL (64u << 10) /* EMSS under FLAT_SMALL_EMSS */
+#define PACED_FLAT_LARGE (48u << 10)
+#define PACED_IOV (128u << 10)
+
+/* Whether BBR (any version) runs the socket: TCP paces it then. */
+static int paced(int fd)
+{
+    char cc[16] = "";
+    socklen_t l = sizeof cc - 1;
+    return !getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, &l) && !strncmp(cc, "bbr", 3);
+}
+
+/* Octets per write (docs above). */
+static size_t stream_batch(const dw_sock *s)
+{
+    if (!s->paced)
+        return STREAM_BATCH;
+    if (!s->flat)
+        return PACED_IOV;
+    return s->info.emss < FLAT_SMALL_EMSS ? PACED_FLAT_SMALL : PACED_FLAT_LARGE;
+}
 
 /* TCP_CORK: while set, TCP sends no segment shorter than EMSS and cuts a
  * buffer held back by the congestion window only at a multiple of EMSS
@@ -67,8 +92,7 @@ static ssize_t stream_frame(dw_sock *s, const uint8_t *p, size_t n, int more, si
     /* past the batch only for a tail of the input too small to be a
      * write of its own (one FPDU at MTU 1500: 256 KiB of payload frames to
      * 182 FPDUs and one, two writes per call; FLAT_CAP has room for it) */
-    size_t batch = !flat ? IOV_BATCH : s->info.emss < FLAT_SMALL_EMSS ? FLAT_SMALL_BATCH
-                                                                   : STREAM_BATCH;
+    size_t batch = stream_batch(s);
     while (at < n && (octets < batch || n - at <= batch / 8) &&
            (!nmsg || !k)) {
         size_t rec = dw_conn_fill_len(s->c);
@@ -169,6 +193,7 @@ static size_t stream_view(dw_sock *s)
     }
     size_t room = dw_sk_update_emss(s);
     s->view_left = DW_SK_VIEW_WRITES;
+    s->paced = paced(s->fd); /* the application may have changed it */
     return room;
 }
 
