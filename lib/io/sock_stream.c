@@ -8,12 +8,12 @@
 #include <ddpwire/mpa_sock.h>
 
 #include <errno.h>
-#include <string.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 
 #include "base/mem.h"
