@@ -107,7 +107,7 @@ for x in "$A $VA" "$B $VB"; do
 done
 CCOPT=() CCWHY="--cc"
 [ -n "$CC" ] && CCOPT=(-C "$CC")
-[ -n "$CC" ] || CC=$(ip netns exec "$A" sysctl -n net.ipv4.tcp_congestion_control 2> /dev/null) CCWHY="the default"
+[ -n "$CC" ] || CC=$(ip netns exec "$A" cat /proc/sys/net/ipv4/tcp_congestion_control 2> /dev/null) CCWHY="the default"
 OFFL=$(ip netns exec "$A" ethtool -k "$VA" | grep -E '^(tcp-segmentation|generic-segmentation|generic-receive)-offload' | tr -s ' \n' ' ')
 EA=(ip netns exec "$A" taskset -c 0)
 EB=(ip netns exec "$B" taskset -c 1)

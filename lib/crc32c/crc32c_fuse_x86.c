@@ -51,17 +51,6 @@ static inline uint64_t fz_ld64(const uint8_t *p)
     return v;
 }
 
-/* a b x^32 mod P; with a = u x^-32, b = v x^-32 (the tables' scaling) it
- * gives (u v) x^-32 again, and with a plain crc and b = v x^-32, crc v. */
-INLINE T_CLMUL uint64_t fz_clmul(uint32_t a, uint32_t b)
-{
-    __m128i p = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a),
-                                     _mm_cvtsi32_si128((int)b), 0);
-    return (uint64_t)_mm_cvtsi128_si64(p) << 1; /* reflected: one bit high */
-}
-
-
-
 /* One step of the three chains: q qwords each, at s, s + l, s + 2 l. */
 INLINE T_SSE42 void fz_chains(uint64_t *c, const uint8_t *s, size_t l, int q)
 {
@@ -138,8 +127,8 @@ INLINE T_CLMUL void fz_powers(uint32_t *pw, size_t l, size_t t)
 INLINE T_CLMUL uint32_t fz_merge(uint32_t cv, const uint64_t *cc,
                                  const uint32_t *pw)
 {
-    uint64_t m = fz_clmul(cv, pw[2]) ^ fz_clmul((uint32_t)cc[0], pw[1]) ^
-                 fz_clmul((uint32_t)cc[1], pw[0]);
+    uint64_t m = dw_x86_clmul32(cv, pw[2]) ^ dw_x86_clmul32((uint32_t)cc[0], pw[1]) ^
+                 dw_x86_clmul32((uint32_t)cc[1], pw[0]);
     return (uint32_t)_mm_crc32_u64(0, m) ^ (uint32_t)cc[2];
 }
 

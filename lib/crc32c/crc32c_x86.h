@@ -65,13 +65,20 @@ INLINE T_CLMUL uint32_t lane_crc(__m128i r)
     return (uint32_t)_mm_crc32_u64(c, (uint64_t)_mm_extract_epi64(r, 1));
 }
 
-/* a b x^32 mod P for reflected a, b: the carry-less product lands one bit
- * high; shifted back, crc32 of its 8 octets from 0 (with b from a table
- * scaled by x^-32, a x^(8 n): a register shifted over n octets). */
-INLINE T_CLMUL uint32_t dw_x86_mulx32(uint32_t a, uint32_t b)
+/* The carry-less product of reflected a, b, shifted back the one bit it
+ * lands high: still to be reduced (several XORed take one crc32). */
+INLINE T_CLMUL uint64_t dw_x86_clmul32(uint32_t a, uint32_t b)
 {
     __m128i p = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a), _mm_cvtsi32_si128((int)b), 0);
-    return (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(p) << 1);
+    return (uint64_t)_mm_cvtsi128_si64(p) << 1;
+}
+
+/* a b x^32 mod P for reflected a, b: crc32 of the product's 8 octets from
+ * 0 (with b from a table scaled by x^-32, a x^(8 n): a register shifted
+ * over n octets). */
+INLINE T_CLMUL uint32_t dw_x86_mulx32(uint32_t a, uint32_t b)
+{
+    return (uint32_t)_mm_crc32_u64(0, dw_x86_clmul32(a, b));
 }
 
 INLINE T_AVX512 __m512i kz(uint32_t lo, uint32_t hi)

@@ -65,7 +65,8 @@ static inline int64_t dw_mpa_ulpdu_span(const dw_mpa_img *im, int64_t ps)
     int64_t room = (int64_t)im->mark - ps;
     if (im->mark >= im->crc_off || im->len <= room)
         return im->len;
-    return im->len + 4 * (1 + (im->len - room - 1) / 508);
+    int64_t per = DW_MPA_MARKER_INTERVAL - DW_MPA_MARKER_LEN; /* ULPDU octets a period */
+    return im->len + DW_MPA_MARKER_LEN * (1 + (im->len - room - 1) / per);
 }
 
 /* The byte mask of lanes [a, b) of a 64-octet vector, clamped to 0..64

@@ -359,7 +359,6 @@ INLINE T_SSE42 uint64_t tx_ld64(const uint8_t *p)
     return v;
 }
 
-
 /* Shifts in dw_crc32c_xpow8_x32()'s scaling, from tables filled once:
  * x^(8 4i) for a tail or a chain (i <= TX_XP4_MAX) and x^(8 512 j) for j
  * whole periods (j <= 129), so the merges take no call. */
