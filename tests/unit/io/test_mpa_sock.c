@@ -447,10 +447,32 @@ static int cc_connect(int version, const char *cli_cc, const char *srv_cc, side 
     return rc;
 }
 
+/* Whether TCP_CONGESTION reaches the kernel as a string and reads back:
+ * qemu-user passes SOL_TCP options as a 32-bit int (byte-swapped on a
+ * big-endian guest, so "reno" arrives as "oner"). */
+static int cc_passes_through(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    char cc[16] = "";
+    socklen_t l = 15;
+    int ok = fd >= 0 && !setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, "reno", 4) &&
+             !getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, &l) && !strcmp(cc, "reno");
+    if (fd >= 0)
+        close(fd);
+    return ok;
+}
+
 static void test_congestion(void)
 {
     side srv;
     char cc[16], err[200] = "";
+    /* a version 1 struct ends at mem: what lies past it is never read */
+    CHECK(cc_connect(1, "no-such-cc", NULL, &srv, cc, err) == 0);
+    if (!cc_passes_through()) {
+        DW_SKIP("TCP_CONGESTION \"reno\" does not read back here (qemu-user?)");
+        return;
+    }
+    CHECK(strcmp(cc, "no-such-cc") != 0 && cc[0]);
     /* reno is always built in (net/ipv4/tcp_cong.c) */
     CHECK(cc_connect(DW_SOCK_SETTINGS_VERSION, "reno", "reno", &srv, cc, err) == 0);
     CHECK(!strcmp(cc, "reno"));
@@ -459,9 +481,6 @@ static void test_congestion(void)
     int rc = cc_connect(DW_SOCK_SETTINGS_VERSION, "no-such-cc", NULL, &srv, cc, err);
     CHECK(rc == DW_ERR_INVAL);
     CHECK(strstr(err, "congestion control no-such-cc") != NULL);
-    /* a version 1 struct ends at mem: what lies past it is never read */
-    CHECK(cc_connect(1, "no-such-cc", NULL, &srv, cc, err) == 0);
-    CHECK(strcmp(cc, "no-such-cc") != 0 && cc[0]);
 }
 
 int main(void)
