@@ -259,41 +259,50 @@ static int trial_event(const dw_mpa_check *c, const dw_ck_fsm *f, int what,
     return 1;
 }
 
-int dw_ck_trial_fsm(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
-                    int final, size_t *need, int *crc_out)
+/* The trial of the start at buffer index i, framed octet by octet from
+ * index at (MPA position pos, an FPDU boundary) with the chain so far
+ * (the state machine between FPDUs is its initial state there). */
+static int trial_from(const dw_mpa_check *c, size_t i, size_t at, uint64_t pos, int markers,
+                      int final, chain *ch, size_t *need, int *crc_out)
 {
     dw_ck_fsm f;
-    chain ch = {0, 0, 0, 0, 0, 0, 0};
     dw_ck_fsm_init(&f, pos, markers, NULL, 0);
-    size_t at = i, end = c->b.len;
+    size_t end = c->b.len;
     while (at < end) {
         int w;
         at += dw_ck_fsm_step(&f, c->b.buf + at, end - at, &w);
-        if (!trial_event(c, &f, w, at, &ch))
+        if (!trial_event(c, &f, w, at, ch))
             return DW_CK_T_REJECT;
-        if (w == DW_CK_W_HDR && ch.fend > end) { /* not all here yet */
+        if (w == DW_CK_W_HDR && ch->fend > end) { /* not all here yet */
             if (final)
                 return DW_CK_T_REJECT;
-            *need = ch.fend;
+            *need = ch->fend;
             return DW_CK_T_MORE;
         }
-        if (w == DW_CK_W_END && ch.count == 1)
-            ch.first = at - i;
-        if (w == DW_CK_W_END && chain_done(c, &ch, at - i, markers, 0)) {
-            *crc_out = ch.matched ? 1 : 0;
+        if (w == DW_CK_W_END && ch->count == 1)
+            ch->first = at - i;
+        if (w == DW_CK_W_END && chain_done(c, ch, at - i, markers, 0)) {
+            *crc_out = ch->matched ? 1 : 0;
             return DW_CK_T_ACCEPT;
         }
-        if (w == DW_CK_W_END && hopeless(c, &ch, markers))
+        if (w == DW_CK_W_END && hopeless(c, ch, markers))
             return DW_CK_T_REJECT;
     }
-    if (final && !f.in_fpdu && chain_done(c, &ch, at - i, markers, 1)) {
-        *crc_out = ch.matched ? 1 : 0;
+    if (final && !f.in_fpdu && chain_done(c, ch, at - i, markers, 1)) {
+        *crc_out = ch->matched ? 1 : 0;
         return DW_CK_T_ACCEPT;
     }
     if (final)
         return DW_CK_T_REJECT;
     *need = end + 1;
     return DW_CK_T_MORE;
+}
+
+int dw_ck_trial_fsm(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
+                    int final, size_t *need, int *crc_out)
+{
+    chain ch = {0, 0, 0, 0, 0, 0, 0};
+    return trial_from(c, i, i, pos, markers, final, &ch, need, crc_out);
 }
 
 /* MPA 6.1, 7.1: the markers of the first FPDU, MPA positions [pos, e),
@@ -317,52 +326,87 @@ static int first_markers(const dw_mpa_check *c, size_t i, uint64_t pos,
     return 1;
 }
 
+/* What the fields of one FPDU say (fpdu_fields). */
+enum { FF_REJECT, FF_VALID, FF_RUN };
+
 /*
- * The start at buffer index i once its first FPDU is here: reads its
- * ULPDU_Length, markers, pad and CRC field where the framing puts them
- * (positions multiples of 4: no marker splits a field or the pad) and
- * its CRC from the checkpoints. 0: dw_ck_trial_fsm() would reject it at
- * that FPDU's end or before; 1: it must run. final: an FPDU not all here
- * is rejected (as the full trial does, at its header or before).
+ * The FPDU at buffer index i (MPA position pos) once it is all here:
+ * reads its ULPDU_Length, markers, pad and CRC field where the framing
+ * puts them (positions multiples of 4: no marker splits a field or the
+ * pad) and its CRC from the checkpoints, and adds it to the chain as
+ * trial_event() would. FF_REJECT: the state machine would reject the
+ * start at this FPDU's end or before; FF_VALID: it would pass this FPDU
+ * (*len octets); FF_RUN: it must run from here (not all here, and not
+ * final; or a layout the fields do not cover). final: an FPDU not all
+ * here is rejected (as the state machine does, at its header or before).
  */
-int dw_ck_first_fpdu(const dw_mpa_check *c, size_t i, uint64_t pos, int markers, int final)
+static int fpdu_fields(const dw_mpa_check *c, size_t i, uint64_t pos, int markers, int final,
+                       chain *ch, size_t *len)
 {
     unsigned r = (unsigned)(pos % DW_MPA_MARKER_INTERVAL);
     if (pos % 4)
-        return 1;
+        return FF_RUN;
     size_t h = i + (markers && r == 0 ? DW_MPA_MARKER_LEN : 0);
     if (c->b.len < h + 2)
-        return !final;
+        return final ? FF_REJECT : FF_RUN;
     uint16_t ulen = dw_get_be16(c->b.buf + h);
     if (ulen == 0)
-        return 0;
-    size_t len = dw_mpa_fpdu_len((uint32_t)pos, ulen, markers);
-    if (c->b.len - i < len)
-        return !final; /* not all here yet */
-    size_t crc_at = i + len - 4, pad_end = crc_at;
-    uint64_t cpos = pos + len - 4; /* the CRC field's */
+        return FF_REJECT;
+    *len = dw_mpa_fpdu_len((uint32_t)pos, ulen, markers);
+    if (c->b.len - i < *len)
+        return final ? FF_REJECT : FF_RUN; /* not all here yet */
+    size_t crc_at = i + *len - 4, pad_end = crc_at;
+    uint64_t cpos = pos + *len - 4; /* the CRC field's */
     if (markers && cpos % DW_MPA_MARKER_INTERVAL == 0)
-        return 1; /* no FPDU ends with a marker */
+        return FF_RUN; /* no FPDU ends with a marker */
     if (markers && (cpos - 4) % DW_MPA_MARKER_INTERVAL == 0)
         pad_end -= DW_MPA_MARKER_LEN; /* a marker between pad and CRC */
-    chain ch = {ulen > DW_MPA_ULPDU_MAX, 0, 0, 0, 0, 0, 0};
+    ch->need_match = ulen > DW_MPA_ULPDU_MAX;
     /* MPA 6: PAD is zero; the 0-3 pad octets end the word before pad_end
      * (at or after i: an FPDU has 8 octets or more, 12 with that marker) */
     uint32_t pad = dw_get_be32(c->b.buf + pad_end - 4) &
                    (uint32_t)((1ull << (8 * dw_mpa_pad_len(ulen))) - 1);
-    if (markers && !first_markers(c, i, pos, cpos, &ch))
-        return 0;
+    if (markers && !first_markers(c, i, pos, cpos, ch))
+        return FF_REJECT;
     uint32_t crc = dw_cc_crcs_range(&c->crcs, &c->b, i, crc_at);
-    return end_fields_ok(c, crc, dw_crc32c_load(c->b.buf + crc_at), pad != 0, &ch) &&
-           !hopeless(c, &ch, markers);
+    return end_fields_ok(c, crc, dw_crc32c_load(c->b.buf + crc_at), pad != 0, ch) ? FF_VALID
+                                                                                   : FF_REJECT;
 }
 
+int dw_ck_first_fpdu(const dw_mpa_check *c, size_t i, uint64_t pos, int markers, int final)
+{
+    chain ch = {0, 0, 0, 0, 0, 0, 0};
+    size_t len;
+    int r = fpdu_fields(c, i, pos, markers, final, &ch, &len);
+    return r == FF_RUN || (r == FF_VALID && !hopeless(c, &ch, markers));
+}
+
+/* FPDU after FPDU by their fields while they are all here and their
+ * layout allows (most trials end at the first or second FPDU); from the
+ * first one the fields cannot judge, octet by octet. */
 int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
                 int final, size_t *need, int *crc_out)
 {
-    if (!dw_ck_first_fpdu(c, i, pos, markers, final))
-        return DW_CK_T_REJECT;
-    return dw_ck_trial_fsm(c, i, pos, markers, final, need, crc_out);
+    chain ch = {0, 0, 0, 0, 0, 0, 0};
+    size_t at = i, len = 0;
+    while (at < c->b.len) {
+        int r = fpdu_fields(c, at, pos, markers, final, &ch, &len);
+        if (r == FF_REJECT)
+            return DW_CK_T_REJECT;
+        if (r == FF_RUN)
+            break;
+        at += len;
+        pos += len;
+        if (ch.count == 1)
+            ch.first = at - i;
+        if (chain_done(c, &ch, at - i, markers, 0)) {
+            *crc_out = ch.matched ? 1 : 0;
+            return DW_CK_T_ACCEPT;
+        }
+        if (hopeless(c, &ch, markers))
+            return DW_CK_T_REJECT;
+    }
+    return trial_from(c, i, at, pos, markers, final, &ch, need, crc_out);
 }
 
 void dw_ck_fsm_lead(dw_ck_fsm *f)

@@ -140,8 +140,9 @@ int dw_ck_buf_has_start(dw_mpa_check *c);
  * 0 when dw_ck_trial_fsm() would reject the start, 1 when it must run. */
 int dw_ck_first_fpdu(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
                      int final);
-/* Tries the start at buffer index i (MPA position pos): the first FPDU's
- * pad and CRC are judged from the checkpoints, then dw_ck_trial_fsm. */
+/* Tries the start at buffer index i (MPA position pos): FPDU after FPDU
+ * judged by their fields and CRCs from the checkpoints (synced) while the
+ * layout allows, then octet by octet as dw_ck_trial_fsm. */
 int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
                 int final, size_t *need, int *crc_out);
 /* The same, octet by octet through the framing state machine. */
