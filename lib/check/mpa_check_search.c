@@ -385,10 +385,11 @@ static size_t clear_run(uint64_t m)
  *   too: markers are known to be on, or, at the end, the FPDU its
  *   ULPDU_Length makes does not fit in what is left, or its first FPDU
  *   fails dw_ck_first_fpdu() (CRC and pad, from the checkpoints);
- * - or its first six octets are zero but for the two low bits of the
- *   fourth (ignored in an FPDUPTR): a marker with FPDUPTR 0 names no
- *   FPDU mid-stream; as a zero marker it leads an FPDU of ULPDU_Length 0,
- *   and so does the reading without a marker.
+ * - or its first two octets are zero (a ULPDU_Length 0: the reading
+ *   without a marker is rejected) and markers are known to be off, or
+ *   its FPDUPTR (low two bits ignored) reaches back past the buffer (no
+ *   mid-stream reading; not a zero marker), or it is 0 (no mid-stream
+ *   reading) and the zero marker leads a ULPDU_Length 0.
  * Up to 7 indexes at a time are passed with one word test where it is
  * sure (markers on and no two zero octets; at the end, no ULPDU_Length
  * whose FPDU fits), 8 in a run of zeros. The pos_known search (no markers, MPA positions
@@ -426,8 +427,10 @@ static size_t sure_rejects(const dw_mpa_check *c, size_t i, int final, size_t ma
             k += 7; /* q[0..12] zero: indexes k..k+7 at once */
             continue;
         }
-        if (q[2] | (q[3] & 0xfcu) | q[4] | q[5])
-            break;
+        size_t ptr = ((size_t)q[2] << 8 | q[3]) & 0xfffcu;
+        if (!c->markers || (ptr ? ptr > i + k - c->b.start : !(q[4] | q[5])))
+            continue;
+        break;
     }
     return k;
 }
