@@ -305,9 +305,9 @@ int dw_ck_trial_fsm(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
     return trial_from(c, i, i, pos, markers, final, &ch, need, crc_out);
 }
 
-/* MPA 6.1, 7.1: the markers of the first FPDU, MPA positions [pos, e),
+/* MPA 6.1, 7.1: the markers of an FPDU, MPA positions [pos, e),
  * as trial_event() judges them: 0 when one is wrong. */
-static int first_markers(const dw_mpa_check *c, size_t i, uint64_t pos,
+static int fpdu_markers(const dw_mpa_check *c, size_t i, uint64_t pos,
                          uint64_t e, chain *ch)
 {
     dw_ck_fsm f; /* what dw_ck_marker_ok() reads (a whole init is an ASan memset) */
@@ -366,7 +366,7 @@ static int fpdu_fields(const dw_mpa_check *c, size_t i, uint64_t pos, int marker
      * (at or after i: an FPDU has 8 octets or more, 12 with that marker) */
     uint32_t pad = dw_get_be32(c->b.buf + pad_end - 4) &
                    (uint32_t)((1ull << (8 * dw_mpa_pad_len(ulen))) - 1);
-    if (markers && !first_markers(c, i, pos, cpos, ch))
+    if (markers && !fpdu_markers(c, i, pos, cpos, ch))
         return FF_REJECT;
     uint32_t crc = dw_cc_crcs_range(&c->crcs, &c->b, i, crc_at);
     return end_fields_ok(c, crc, dw_crc32c_load(c->b.buf + crc_at), pad != 0, ch) ? FF_VALID
