@@ -259,6 +259,20 @@ static int trial_event(const dw_mpa_check *c, const dw_ck_fsm *f, int what,
     return 1;
 }
 
+/* A trial's FPDU ended valid, `octets` after its start: the verdict it
+ * settles (DW_CK_T_ACCEPT or _REJECT), or -1 to go on. */
+static int fpdu_ended(const dw_mpa_check *c, chain *ch, size_t octets, int markers,
+                      int *crc_out)
+{
+    if (ch->count == 1)
+        ch->first = octets;
+    if (chain_done(c, ch, octets, markers, 0)) {
+        *crc_out = ch->matched ? 1 : 0;
+        return DW_CK_T_ACCEPT;
+    }
+    return hopeless(c, ch, markers) ? DW_CK_T_REJECT : -1;
+}
+
 /* The trial of the start at buffer index i, framed octet by octet from
  * index at (MPA position pos, an FPDU boundary) with the chain so far
  * (the state machine between FPDUs is its initial state there). */
@@ -279,14 +293,9 @@ static int trial_from(const dw_mpa_check *c, size_t i, size_t at, uint64_t pos, 
             *need = ch->fend;
             return DW_CK_T_MORE;
         }
-        if (w == DW_CK_W_END && ch->count == 1)
-            ch->first = at - i;
-        if (w == DW_CK_W_END && chain_done(c, ch, at - i, markers, 0)) {
-            *crc_out = ch->matched ? 1 : 0;
-            return DW_CK_T_ACCEPT;
-        }
-        if (w == DW_CK_W_END && hopeless(c, ch, markers))
-            return DW_CK_T_REJECT;
+        int r = w == DW_CK_W_END ? fpdu_ended(c, ch, at - i, markers, crc_out) : -1;
+        if (r >= 0)
+            return r;
     }
     if (final && !f.in_fpdu && chain_done(c, ch, at - i, markers, 1)) {
         *crc_out = ch->matched ? 1 : 0;
@@ -397,14 +406,9 @@ int dw_ck_trial(const dw_mpa_check *c, size_t i, uint64_t pos, int markers,
             break;
         at += len;
         pos += len;
-        if (ch.count == 1)
-            ch.first = at - i;
-        if (chain_done(c, &ch, at - i, markers, 0)) {
-            *crc_out = ch.matched ? 1 : 0;
-            return DW_CK_T_ACCEPT;
-        }
-        if (hopeless(c, &ch, markers))
-            return DW_CK_T_REJECT;
+        r = fpdu_ended(c, &ch, at - i, markers, crc_out);
+        if (r >= 0)
+            return r;
     }
     return trial_from(c, i, at, pos, markers, final, &ch, need, crc_out);
 }

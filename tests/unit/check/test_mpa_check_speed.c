@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * MPA checker search: a candidate's first FPDU is judged from its pad,
- * markers and a CRC taken from the buffer's checkpoints (dw_ck_trial)
- * before it is framed octet by octet (dw_ck_trial_fsm). Both must give
+ * MPA checker search: a candidate's FPDUs are judged from their pads,
+ * markers and CRCs taken from the buffer's checkpoints (dw_ck_trial)
+ * instead of framed octet by octet (dw_ck_trial_fsm). Both must give
  * the same verdict, wait for the same length and learn the same CRC mode
  * on random, zero-heavy and real MPA streams (markers and CRC on and off,
  * damaged FPDUs), at FPDU starts and anywhere else, with every setting
